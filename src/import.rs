@@ -1,0 +1,144 @@
+//! Converters from other scheduling formats into the instance text format.
+//!
+//! Job shop (OR-Library format): `#` comment lines, then `jobs machines`, then one
+//! line per job of `machine duration` pairs. Each machine becomes a core type with
+//! one core, each job an op with a single tiling whose subgraph is the job's chain,
+//! no memory and no op edges: a job-shop schedule and a schedule of the converted
+//! instance are the same thing, so job-shop optima are exact reference values.
+
+use std::fmt::Write as _;
+use std::io::Read;
+
+use crate::error::{InputError, InputResult, Pos};
+
+/// A job-shop instance: `jobs[j]` is the list of `(machine, duration)` operations.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JobShop {
+    pub machines: u32,
+    pub jobs: Vec<Vec<(u32, u64)>>,
+}
+
+/// Reads the OR-Library job-shop format.
+pub fn read_jsp<R: Read>(mut src: R, name: &str) -> InputResult<JobShop> {
+    let mut text = String::new();
+    src.read_to_string(&mut text)
+        .map_err(|e| InputError::new(name, Pos::default(), format!("read error: {e}")))?;
+    // Tokens with positions, skipping comment lines.
+    let mut tokens: Vec<(&str, Pos)> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with('#') {
+            continue;
+        }
+        let mut col = 1u32;
+        for part in line.split_inclusive(char::is_whitespace) {
+            let tok = part.trim_end();
+            if !tok.is_empty() {
+                tokens.push((
+                    tok,
+                    Pos {
+                        line: i as u32 + 1,
+                        col,
+                    },
+                ));
+            }
+            col += part.chars().count() as u32;
+        }
+    }
+    let end = Pos {
+        line: text.lines().count() as u32 + 1,
+        col: 1,
+    };
+    let mut it = tokens.into_iter();
+    let mut next = |what: &str| -> InputResult<u64> {
+        match it.next() {
+            None => Err(InputError::new(
+                name,
+                end,
+                format!("unexpected end of input: expected {what}"),
+            )),
+            Some((tok, pos)) => tok.parse::<u64>().map_err(|_| {
+                InputError::new(
+                    name,
+                    pos,
+                    format!("expected {what} (an unsigned integer), found '{tok}'"),
+                )
+            }),
+        }
+    };
+    let n_jobs = next("the number of jobs")?;
+    let n_machines = next("the number of machines")?;
+    if n_jobs > 1_000_000 || n_machines > 254 {
+        return Err(InputError::new(
+            name,
+            Pos { line: 0, col: 0 },
+            format!(
+                "{n_jobs} jobs x {n_machines} machines is beyond what tmin supports (254 machines)"
+            ),
+        ));
+    }
+    let mut jobs = Vec::with_capacity(n_jobs as usize);
+    for j in 0..n_jobs {
+        let mut ops = Vec::with_capacity(n_machines as usize);
+        for k in 0..n_machines {
+            let m = next(&format!("the machine of operation {k} of job {j}"))?;
+            if m >= n_machines {
+                return Err(InputError::new(
+                    name,
+                    Pos::default(),
+                    format!(
+                        "job {j} operation {k} names machine {m}; machines are 0..{n_machines}"
+                    ),
+                ));
+            }
+            let d = next(&format!("the duration of operation {k} of job {j}"))?;
+            ops.push((m as u32, d));
+        }
+        jobs.push(ops);
+    }
+    Ok(JobShop {
+        machines: n_machines as u32,
+        jobs,
+    })
+}
+
+impl JobShop {
+    /// The instance text: machine `m` is core type `m` (one core); job `j` is op
+    /// `j + 1` of type `j + 1`, shape 1, tiling 0, nodes `1..=machines` in a chain.
+    pub fn to_instance_text(&self) -> String {
+        let mut s = String::new();
+        s.push_str("SetSocInfo([");
+        for m in 0..self.machines {
+            if m > 0 {
+                s.push(',');
+            }
+            let _ = write!(s, "[{m},1]");
+        }
+        s.push_str("],[])\n");
+        for (j, ops) in self.jobs.iter().enumerate() {
+            let _ = write!(s, "AddOpInfo({},1,0,[", j + 1);
+            for k in 1..ops.len() {
+                if k > 1 {
+                    s.push(',');
+                }
+                let _ = write!(s, "[{k},{}]", k + 1);
+            }
+            s.push_str("],[");
+            for (k, &(m, d)) in ops.iter().enumerate() {
+                if k > 0 {
+                    s.push(',');
+                }
+                let _ = write!(s, "[{},{m},{d}]", k + 1);
+            }
+            s.push_str("],[])\n");
+        }
+        s.push_str("GetInferenceScheResult([],[");
+        for j in 0..self.jobs.len() {
+            if j > 0 {
+                s.push(',');
+            }
+            let _ = write!(s, "[{},{},1]", j + 1, j + 1);
+        }
+        s.push_str("])\n");
+        s
+    }
+}

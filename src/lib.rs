@@ -1,0 +1,14 @@
+//! tmin: optimal and bounded schedules for the minimum inference latency problem.
+//!
+//! Layers, from data to reporting: `instance` (pure data and its parser), `graph`
+//! (one expansion to a flat node graph), `schedule` (the one schedule type, its
+//! text format and validator), then the tools built on them.
+
+pub mod error;
+pub mod generate;
+pub mod graph;
+pub mod import;
+pub mod instance;
+pub mod report;
+pub mod schedule;
+pub mod text;

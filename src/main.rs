@@ -1,0 +1,317 @@
+//! The `tmin` command line: parsing arguments, dispatching, exit codes.
+//!
+//! Exit codes: 0 success (legal schedule, solution found); 1 a negative verdict
+//! (illegal schedule, proven infeasible instance); 2 unreadable input or bad
+//! arguments; 3 no verdict (time limit before any schedule); 70 internal error.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use serde_json::json;
+
+use tmin::error::InputError;
+use tmin::generate::GenConfig;
+use tmin::instance::{self, Instance};
+use tmin::report;
+use tmin::schedule::check_reader;
+
+#[derive(Parser)]
+#[command(
+    name = "tmin",
+    version,
+    about = "Optimal and bounded schedules for the minimum inference latency problem",
+    long_about = "Optimal and bounded schedules for the minimum inference latency problem.\n\n\
+Instances use the competition text format (SetSocInfo / AddOpInfo / GetInferenceScheResult);\n\
+schedules use its output format [[OpId,Tiling,NodeId,Start,CoreId],...]. '-' reads stdin.\n\n\
+Exit codes: 0 success, 1 illegal schedule or infeasible instance, 2 unreadable input,\n\
+3 no verdict within the limits, 70 internal error. Logging: RUST_LOG=info|debug."
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Check a schedule against every rule of the problem; print its makespan.
+    Check {
+        /// Instance file ('-' for stdin).
+        instance: PathBuf,
+        /// Schedule file ('-' for stdin).
+        schedule: PathBuf,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        /// How many violations to list in detail (all are counted).
+        #[arg(long, default_value_t = 20)]
+        max_violations: usize,
+    },
+    /// Summarise an instance: platform, library, graph size, unusable tilings.
+    Info {
+        instance: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a seeded random instance that provably has a feasible schedule.
+    Gen(GenArgs),
+    /// Convert an instance from another scheduling format.
+    Import {
+        #[arg(value_enum)]
+        format: ImportFormat,
+        /// Input file ('-' for stdin).
+        file: PathBuf,
+        /// Output file (default: stdout).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ImportFormat {
+    /// Job shop, OR-Library format (as in JSPLIB).
+    Jsp,
+}
+
+#[derive(clap::Args)]
+struct GenArgs {
+    /// Random seed; the same seed and options give the same instance.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Number of ops in the computation graph.
+    #[arg(long, default_value_t = 20)]
+    ops: u32,
+    /// Number of distinct op types.
+    #[arg(long, default_value_t = 4)]
+    op_types: u32,
+    /// Number of distinct shapes per op type.
+    #[arg(long, default_value_t = 2)]
+    shapes: u32,
+    /// Tilings per (op type, shape).
+    #[arg(long, default_value_t = 3)]
+    tilings: u32,
+    /// Nodes per subgraph, as MIN or MIN-MAX.
+    #[arg(long, default_value = "4-8")]
+    nodes: String,
+    /// Largest number of nodes side by side in a subgraph layer.
+    #[arg(long, default_value_t = 3)]
+    width: u32,
+    /// Core counts per core type, comma separated (one entry per type).
+    #[arg(long, default_value = "2,4,4")]
+    cores: String,
+    /// Number of memory types.
+    #[arg(long, default_value_t = 2)]
+    mem_types: u32,
+    /// Memory tightness in [0,1]: 0 = memory never binds, 1 = as tight as a
+    /// memory-frugal serial schedule allows.
+    #[arg(long, default_value_t = 0.5)]
+    tightness: f64,
+    /// Number of independent computation graphs.
+    #[arg(long, default_value_t = 1)]
+    graphs: u32,
+    /// Share of tilings made deliberately unusable (missing core type or too much memory).
+    #[arg(long, default_value_t = 0.0)]
+    unusable: f64,
+    /// Longest node duration (durations are 1..=this).
+    #[arg(long, default_value_t = 10)]
+    max_time: u64,
+    /// Average number of op edges per op (the graph is a random DAG).
+    #[arg(long, default_value_t = 1.5)]
+    density: f64,
+    /// Output file (default: stdout).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Also write the generator's own legal schedule here.
+    #[arg(long)]
+    schedule: Option<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
+        .format_timestamp(None)
+        .init();
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(Failure::Input(e)) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Usage(e)) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Internal(e)) => {
+            eprintln!("internal error (please report): {e}");
+            ExitCode::from(70)
+        }
+    }
+}
+
+enum Failure {
+    Input(InputError),
+    Usage(String),
+    Internal(String),
+}
+
+impl From<InputError> for Failure {
+    fn from(e: InputError) -> Self {
+        Failure::Input(e)
+    }
+}
+
+fn read_instance(path: &Path) -> Result<Instance, Failure> {
+    let inst = instance::parse_file(path)?;
+    for w in &inst.warnings {
+        log::warn!("{w}");
+    }
+    Ok(inst)
+}
+
+fn open_input(path: &Path) -> Result<(Box<dyn std::io::Read>, String), Failure> {
+    let name = path.display().to_string();
+    if name == "-" {
+        return Ok((Box::new(std::io::stdin().lock()), "<stdin>".to_string()));
+    }
+    let f = std::fs::File::open(path)
+        .map_err(|e| Failure::Input(InputError::new(&name, Default::default(), e.to_string())))?;
+    Ok((Box::new(f), name))
+}
+
+fn create_output(path: Option<&Path>) -> Result<Box<dyn Write>, Failure> {
+    match path {
+        None => Ok(Box::new(std::io::BufWriter::new(std::io::stdout().lock()))),
+        Some(p) => {
+            let f = std::fs::File::create(p)
+                .map_err(|e| Failure::Usage(format!("cannot create {}: {e}", p.display())))?;
+            Ok(Box::new(std::io::BufWriter::with_capacity(1 << 20, f)))
+        }
+    }
+}
+
+fn io_failure(e: std::io::Error) -> Failure {
+    Failure::Usage(format!("write failed: {e}"))
+}
+
+fn run(cli: Cli) -> Result<ExitCode, Failure> {
+    match cli.cmd {
+        Cmd::Check {
+            instance,
+            schedule,
+            json,
+            max_violations,
+        } => {
+            if instance.as_os_str() == "-" && schedule.as_os_str() == "-" {
+                return Err(Failure::Usage(
+                    "instance and schedule cannot both be read from stdin".into(),
+                ));
+            }
+            let t0 = std::time::Instant::now();
+            let inst = read_instance(&instance)?;
+            let (src, name) = open_input(&schedule)?;
+            let rep = check_reader(&inst, std::io::BufReader::new(src), &name, max_violations)?;
+            log::info!("checked in {:.3} s", t0.elapsed().as_secs_f64());
+            let mut out = std::io::stdout().lock();
+            if json {
+                let v = report::check_json(&inst.name, &name, &rep);
+                writeln!(out, "{v}").map_err(io_failure)?;
+            } else {
+                write!(out, "{}", report::check_text(&rep)).map_err(io_failure)?;
+            }
+            Ok(ExitCode::from(if rep.is_legal() { 0 } else { 1 }))
+        }
+        Cmd::Info { instance, json } => {
+            let inst = read_instance(&instance)?;
+            let v = report::info_json(&inst);
+            let mut out = std::io::stdout().lock();
+            if json {
+                writeln!(out, "{v}").map_err(io_failure)?;
+            } else {
+                write!(out, "{}", report::info_text(&inst)).map_err(io_failure)?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Gen(a) => {
+            let cfg = gen_config(&a)?;
+            let generated = tmin::generate::generate(&cfg).map_err(Failure::Usage)?;
+            let mut out = create_output(a.output.as_deref())?;
+            out.write_all(generated.text.as_bytes())
+                .and_then(|_| out.flush())
+                .map_err(io_failure)?;
+            if let Some(p) = &a.schedule {
+                let g = tmin::graph::NodeGraph::new(
+                    &generated.instance,
+                    generated.witness.choice.clone(),
+                )
+                .map_err(Failure::Internal)?;
+                let w = create_output(Some(p))?;
+                tmin::schedule::write_schedule(&g, &generated.witness, w).map_err(io_failure)?;
+            }
+            let summary = json!({
+                "seed": cfg.seed,
+                "ops": generated.instance.graph.n_ops(),
+                "nodes": generated.witness.start.len(),
+                "witness_makespan": report::num(generated.witness_makespan),
+            });
+            log::info!("generated {summary}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Import {
+            format: ImportFormat::Jsp,
+            file,
+            output,
+        } => {
+            let (src, name) = open_input(&file)?;
+            let js = tmin::import::read_jsp(src, &name)?;
+            let mut out = create_output(output.as_deref())?;
+            out.write_all(js.to_instance_text().as_bytes())
+                .and_then(|_| out.flush())
+                .map_err(io_failure)?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn gen_config(a: &GenArgs) -> Result<GenConfig, Failure> {
+    let (nmin, nmax) = match a.nodes.split_once('-') {
+        Some((x, y)) => (x.trim().parse::<u32>(), y.trim().parse::<u32>()),
+        None => (a.nodes.trim().parse::<u32>(), a.nodes.trim().parse::<u32>()),
+    };
+    let (Ok(nodes_min), Ok(nodes_max)) = (nmin, nmax) else {
+        return Err(Failure::Usage(format!(
+            "--nodes expects MIN or MIN-MAX (unsigned integers), got '{}'",
+            a.nodes
+        )));
+    };
+    let cores: Result<Vec<u32>, _> = a
+        .cores
+        .split(',')
+        .map(|c| c.trim().parse::<u32>())
+        .collect();
+    let Ok(cores) = cores else {
+        return Err(Failure::Usage(format!(
+            "--cores expects a comma-separated list of core counts, got '{}'",
+            a.cores
+        )));
+    };
+    let cfg = GenConfig {
+        seed: a.seed,
+        ops: a.ops,
+        op_types: a.op_types,
+        shapes: a.shapes,
+        tilings: a.tilings,
+        nodes_min,
+        nodes_max,
+        width: a.width,
+        cores,
+        mem_types: a.mem_types,
+        tightness: a.tightness,
+        graphs: a.graphs,
+        unusable: a.unusable,
+        max_time: a.max_time,
+        density: a.density,
+    };
+    cfg.validate().map_err(Failure::Usage)?;
+    Ok(cfg)
+}

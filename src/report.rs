@@ -1,0 +1,176 @@
+//! Reporting at the edge: human text and JSON for verdicts and summaries.
+
+use std::fmt::Write as _;
+
+use serde_json::{Value, json};
+
+use crate::instance::Instance;
+use crate::schedule::{Report, Rule};
+
+/// A JSON number for a u128 time: a number when it fits u64, else a string.
+pub fn num(v: u128) -> Value {
+    match u64::try_from(v) {
+        Ok(x) => json!(x),
+        Err(_) => json!(v.to_string()),
+    }
+}
+
+fn counts_json(rep: &Report) -> Value {
+    let mut m = serde_json::Map::new();
+    for r in Rule::ALL {
+        m.insert(r.name().to_string(), json!(rep.violations.count(r)));
+    }
+    Value::Object(m)
+}
+
+/// The machine-readable verdict of `tmin check`.
+pub fn check_json(instance: &str, schedule: &str, rep: &Report) -> Value {
+    let violations: Vec<Value> = rep
+        .violations
+        .kept
+        .iter()
+        .map(|v| {
+            let mut o = json!({
+                "rule": v.rule.name(),
+                "message": v.message,
+                "nodes": v.nodes.iter().map(|&(o, n)| json!([o, n])).collect::<Vec<_>>(),
+            });
+            if let Some(t) = v.time {
+                o["time"] = num(t);
+            }
+            if let Some((held, size)) = v.amount {
+                o["held"] = num(held);
+                o["size"] = json!(size);
+            }
+            o
+        })
+        .collect();
+    json!({
+        "instance": instance,
+        "schedule": schedule,
+        "legal": rep.is_legal(),
+        "makespan": rep.makespan.map(num),
+        "rows": rep.rows,
+        "violation_count": rep.violations.total(),
+        "counts": counts_json(rep),
+        "violations": violations,
+    })
+}
+
+/// The human verdict of `tmin check`.
+pub fn check_text(rep: &Report) -> String {
+    let mut s = String::new();
+    if rep.is_legal() {
+        let _ = writeln!(
+            s,
+            "legal: makespan {} ({} rows)",
+            rep.makespan.unwrap_or(0),
+            rep.rows
+        );
+        return s;
+    }
+    let total = rep.violations.total();
+    let parts: Vec<String> = Rule::ALL
+        .iter()
+        .filter(|&&r| rep.violations.count(r) > 0)
+        .map(|&r| format!("{} {}", r.name(), rep.violations.count(r)))
+        .collect();
+    let _ = writeln!(
+        s,
+        "illegal: {total} violation{} ({})",
+        if total == 1 { "" } else { "s" },
+        parts.join(", ")
+    );
+    for v in &rep.violations.kept {
+        let _ = writeln!(s, "  {v}");
+    }
+    let shown = rep.violations.kept.len();
+    if total > shown {
+        let _ = writeln!(s, "  ... and {} more", total - shown);
+    }
+    if rep.makespan.is_none() {
+        let _ = writeln!(
+            s,
+            "  (timing rules not checked: the rows do not form a complete schedule)"
+        );
+    }
+    s
+}
+
+/// Sizes of an instance, as `tmin info` reports them.
+pub fn info_json(inst: &Instance) -> Value {
+    let lib = &inst.library;
+    let g = &inst.graph;
+    let usable = lib.tilings.iter().filter(|t| t.is_usable()).count();
+    let (mut min_nodes, mut max_nodes) = (0u64, 0u64);
+    for op in 0..g.n_ops() as u32 {
+        let sizes = inst
+            .usable_tilings(op)
+            .map(|t| u64::from(lib.tilings[t as usize].n_nodes));
+        let (lo, hi) = sizes.fold((u64::MAX, 0), |(lo, hi), n| (lo.min(n), hi.max(n)));
+        if lo != u64::MAX {
+            min_nodes += lo;
+            max_nodes += hi;
+        }
+    }
+    let infeasible: Vec<u32> = inst
+        .ops_without_usable_tiling()
+        .iter()
+        .map(|&o| g.ops[o as usize].id)
+        .collect();
+    json!({
+        "instance": inst.name,
+        "core_types": inst.platform.cores.iter().map(|c| json!([c.id, c.count])).collect::<Vec<_>>(),
+        "mem_types": inst.platform.mems.iter().map(|m| json!([m.id, m.size])).collect::<Vec<_>>(),
+        "groups": lib.groups.len(),
+        "tilings": lib.tilings.len(),
+        "usable_tilings": usable,
+        "library_nodes": lib.n_nodes(),
+        "ops": g.n_ops(),
+        "op_edges": g.n_edges(),
+        "graph_nodes_min": min_nodes,
+        "graph_nodes_max": max_nodes,
+        "ops_without_usable_tiling": infeasible,
+        "warnings": inst.warnings,
+    })
+}
+
+pub fn info_text(inst: &Instance) -> String {
+    let v = info_json(inst);
+    let mut s = String::new();
+    let _ = writeln!(s, "instance      {}", inst.name);
+    let cores: Vec<String> = inst
+        .platform
+        .cores
+        .iter()
+        .map(|c| format!("type {} x{}", c.id, c.count))
+        .collect();
+    let mems: Vec<String> = inst
+        .platform
+        .mems
+        .iter()
+        .map(|m| format!("type {} size {}", m.id, m.size))
+        .collect();
+    let _ = writeln!(s, "cores         {}", cores.join(", "));
+    let _ = writeln!(s, "memories      {}", mems.join(", "));
+    let _ = writeln!(
+        s,
+        "library       {} (type, shape) groups, {} tilings ({} usable), {} nodes",
+        v["groups"], v["tilings"], v["usable_tilings"], v["library_nodes"]
+    );
+    let _ = writeln!(
+        s,
+        "graph         {} ops, {} op edges, {}..{} nodes depending on tilings",
+        v["ops"], v["op_edges"], v["graph_nodes_min"], v["graph_nodes_max"]
+    );
+    let bad = inst.ops_without_usable_tiling();
+    if !bad.is_empty() {
+        let _ = writeln!(
+            s,
+            "infeasible    {} op(s) without a usable tiling, e.g. {}",
+            bad.len(),
+            inst.why_no_usable_tiling(bad[0])
+        );
+    }
+    s
+}

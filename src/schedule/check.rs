@@ -1,0 +1,469 @@
+//! The validator: every rule of SPEC section 4, in O(n log n) sweeps that never
+//! loop over time units (times go up to 10^18 and beyond).
+//!
+//! Every schedule the tool prints goes through `check` first.
+
+use std::fmt;
+use std::io::Read;
+
+use super::{Schedule, end, read_schedule};
+use crate::error::InputResult;
+use crate::graph::NodeGraph;
+use crate::instance::{Instance, TypeIdx};
+
+/// Which rule a violation breaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Rule {
+    /// Rows do not describe one tiling per op and each of its nodes once.
+    Structure,
+    /// A core id outside `0..CoreNum` of the node's core type.
+    CoreId,
+    /// SPEC 4.1: a node starts before a predecessor ends.
+    Precedence,
+    /// SPEC 4.3: two nodes overlap on one core.
+    Core,
+    /// SPEC 4.4: held memory exceeds a memory type's size.
+    Memory,
+}
+
+impl Rule {
+    pub const ALL: [Rule; 5] = [
+        Rule::Structure,
+        Rule::CoreId,
+        Rule::Precedence,
+        Rule::Core,
+        Rule::Memory,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::Structure => "structure",
+            Rule::CoreId => "core-id",
+            Rule::Precedence => "precedence",
+            Rule::Core => "core-overlap",
+            Rule::Memory => "memory",
+        }
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One broken rule, with the nodes `(OpId, NodeId)`, instant and amounts involved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    pub rule: Rule,
+    pub message: String,
+    pub nodes: Vec<(u32, u32)>,
+    pub time: Option<u128>,
+    /// `(held, size)` for memory violations.
+    pub amount: Option<(u128, u64)>,
+}
+
+impl Violation {
+    pub fn new(rule: Rule, message: String) -> Self {
+        Violation {
+            rule,
+            message,
+            nodes: Vec::new(),
+            time: None,
+            amount: None,
+        }
+    }
+    pub fn with_nodes(mut self, nodes: Vec<(u32, u32)>) -> Self {
+        self.nodes = nodes;
+        self
+    }
+    pub fn at(mut self, t: u128) -> Self {
+        self.time = Some(t);
+        self
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{}] {}", self.rule, self.message)
+    }
+}
+
+/// Collects violations: keeps the first `limit`, counts all, per rule.
+#[derive(Clone, Debug)]
+pub struct Violations {
+    pub kept: Vec<Violation>,
+    pub counts: [usize; 5],
+    limit: usize,
+}
+
+impl Violations {
+    pub fn new(limit: usize) -> Self {
+        Violations {
+            kept: Vec::new(),
+            counts: [0; 5],
+            limit,
+        }
+    }
+    pub fn push(&mut self, v: Violation) {
+        self.counts[v.rule as usize] += 1;
+        if self.kept.len() < self.limit {
+            self.kept.push(v);
+        }
+    }
+    /// Counts one more violation without building its message (past the limit).
+    fn wants_detail(&mut self, rule: Rule) -> bool {
+        if self.kept.len() < self.limit {
+            true
+        } else {
+            self.counts[rule as usize] += 1;
+            false
+        }
+    }
+    pub fn total(&self) -> usize {
+        self.counts.iter().sum()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.total() == 0
+    }
+    pub fn count(&self, rule: Rule) -> usize {
+        self.counts[rule as usize]
+    }
+}
+
+/// The verdict on a schedule.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub violations: Violations,
+    /// Latest end; `None` when the rows did not form a complete schedule.
+    pub makespan: Option<u128>,
+    pub rows: usize,
+}
+
+impl Report {
+    pub fn is_legal(&self) -> bool {
+        self.violations.is_empty()
+    }
+}
+
+/// Reads a schedule file for `inst` and checks it. Unreadable text is an `InputError`.
+pub fn check_reader<R: Read>(
+    inst: &Instance,
+    src: R,
+    name: &str,
+    limit: usize,
+) -> InputResult<Report> {
+    let read = read_schedule(inst, src, name, limit)?;
+    let Some(sched) = read.schedule else {
+        return Ok(Report {
+            violations: read.violations,
+            makespan: None,
+            rows: read.rows,
+        });
+    };
+    let g = match NodeGraph::new(inst, sched.choice.clone()) {
+        Ok(g) => g,
+        Err(e) => {
+            let mut v = read.violations;
+            v.push(Violation::new(Rule::Structure, e));
+            return Ok(Report {
+                violations: v,
+                makespan: None,
+                rows: read.rows,
+            });
+        }
+    };
+    let violations = check(&g, &sched, limit);
+    Ok(Report {
+        violations,
+        makespan: Some(sched.makespan(&g)),
+        rows: read.rows,
+    })
+}
+
+/// Checks a complete schedule against SPEC 4 (core ids, precedence, cores, memory).
+pub fn check(g: &NodeGraph, s: &Schedule, limit: usize) -> Violations {
+    assert_eq!(
+        s.choice, g.choice,
+        "schedule and graph use the same tilings"
+    );
+    let mut out = Violations::new(limit);
+    check_core_ids(g, s, &mut out);
+    check_precedence(g, s, &mut out);
+    if out.count(Rule::CoreId) == 0 {
+        check_cores(g, s, &mut out);
+    }
+    check_memory(g, s, &mut out);
+    out
+}
+
+fn node_name(g: &NodeGraph, v: u32) -> String {
+    let (o, n) = g.label(v);
+    format!("op {o} node {n}")
+}
+
+fn check_core_ids(g: &NodeGraph, s: &Schedule, out: &mut Violations) {
+    let cores = &g.inst.platform.cores;
+    for v in 0..g.n_nodes() as u32 {
+        let c = g.core[v as usize];
+        let id = s.core[v as usize];
+        // Nodes on missing core types cannot appear: their tilings are unusable.
+        let count = cores.get(c as usize).map_or(0, |t| t.count);
+        if id >= count && out.wants_detail(Rule::CoreId) {
+            let ct = cores.get(c as usize).map_or(u32::MAX, |t| t.id);
+            out.push(
+                Violation::new(
+                    Rule::CoreId,
+                    format!(
+                        "{} uses core {id} of core type {ct}, which has cores 0..{}",
+                        node_name(g, v),
+                        count.saturating_sub(1)
+                    ),
+                )
+                .with_nodes(vec![g.label(v)]),
+            );
+        }
+    }
+}
+
+fn check_precedence(g: &NodeGraph, s: &Schedule, out: &mut Violations) {
+    let end_of = |v: u32| end(s.start[v as usize], g.dur[v as usize]);
+    let edge_violation = |out: &mut Violations, u: u32, v: u32, kind: &str| {
+        if out.wants_detail(Rule::Precedence) {
+            out.push(
+                Violation::new(
+                    Rule::Precedence,
+                    format!(
+                        "{} ends at {} but its {kind} successor {} starts at {}",
+                        node_name(g, u),
+                        end_of(u),
+                        node_name(g, v),
+                        s.start[v as usize]
+                    ),
+                )
+                .with_nodes(vec![g.label(u), g.label(v)])
+                .at(u128::from(s.start[v as usize])),
+            );
+        }
+    };
+    for u in 0..g.n_nodes() as u32 {
+        let e = end_of(u);
+        for v in g.intra_succs(u) {
+            if u128::from(s.start[v as usize]) < e {
+                edge_violation(out, u, v, "intra-op");
+            }
+        }
+    }
+    // Op edges: the latest sink end of `a` against the earliest source start of `b`,
+    // so each op edge costs O(1) after one pass over sinks and sources.
+    let n_ops = g.n_ops() as u32;
+    let mut last_sink: Vec<Option<u32>> = vec![None; n_ops as usize];
+    let mut first_source: Vec<Option<u32>> = vec![None; n_ops as usize];
+    for op in 0..n_ops {
+        last_sink[op as usize] = g.sinks(op).max_by_key(|&v| end_of(v));
+        first_source[op as usize] = g.sources(op).min_by_key(|&v| s.start[v as usize]);
+    }
+    for a in 0..n_ops {
+        let Some(u) = last_sink[a as usize] else {
+            continue;
+        };
+        for &b in g.op_succs(a) {
+            if let Some(v) = first_source[b as usize]
+                && u128::from(s.start[v as usize]) < end_of(u)
+            {
+                edge_violation(out, u, v, "inter-op");
+            }
+        }
+    }
+}
+
+fn check_cores(g: &NodeGraph, s: &Schedule, out: &mut Violations) {
+    let offsets = g.inst.platform.core_offsets();
+    // Sweep every core's intervals in start order: an overlap exists exactly when
+    // a node starts before the latest end seen so far on its core.
+    let mut order: Vec<(u64, u32)> = (0..g.n_nodes() as u32)
+        .filter(|&v| g.dur[v as usize] > 0)
+        .map(|v| (s.start[v as usize], v))
+        .collect();
+    order.sort_unstable();
+    let mut latest: Vec<Option<(u128, u32)>> = vec![None; offsets[offsets.len() - 1]];
+    for &(start, v) in &order {
+        let slot = offsets[g.core[v as usize] as usize] + s.core[v as usize] as usize;
+        let e = end(start, g.dur[v as usize]);
+        match latest[slot] {
+            Some((le, u)) if u128::from(start) < le => {
+                if out.wants_detail(Rule::Core) {
+                    let ct = g.inst.platform.cores[g.core[v as usize] as usize].id;
+                    out.push(
+                        Violation::new(
+                            Rule::Core,
+                            format!(
+                                "{} [{}, {}) and {} [{}, {}) overlap on core {} of core type {ct}",
+                                node_name(g, u),
+                                s.start[u as usize],
+                                le,
+                                node_name(g, v),
+                                start,
+                                e,
+                                s.core[v as usize]
+                            ),
+                        )
+                        .with_nodes(vec![g.label(u), g.label(v)])
+                        .at(u128::from(start)),
+                    );
+                }
+                if e > le {
+                    latest[slot] = Some((e, v));
+                }
+            }
+            _ => latest[slot] = Some((e, v)),
+        }
+    }
+}
+
+/// One memory hold: `amount` of a type over `[from, until)`.
+struct Hold {
+    node: u32,
+    amount: u64,
+    from: u64,
+    until: u128,
+}
+
+fn check_memory(g: &NodeGraph, s: &Schedule, out: &mut Violations) {
+    let mems = &g.inst.platform.mems;
+    for m in 0..mems.len() as TypeIdx {
+        let holds = memory_holds(g, s, m);
+        sweep_memory(g, s, m, &holds, out);
+    }
+}
+
+/// The hold of every node on type `m`: `[start, R)` with
+/// `R = max(end, max start of direct successors that demand m)` (SPEC 4.4).
+fn memory_holds(g: &NodeGraph, s: &Schedule, m: TypeIdx) -> Vec<Hold> {
+    let n_ops = g.n_ops();
+    // For each op: the latest start among its sources that demand m. A sink of `a`
+    // holds until the latest such start over `a`'s successor ops.
+    let mut src_latest: Vec<Option<u64>> = vec![None; n_ops];
+    for op in 0..n_ops as u32 {
+        src_latest[op as usize] = g
+            .sources(op)
+            .filter(|&v| g.demand(v, m) > 0)
+            .map(|v| s.start[v as usize])
+            .max();
+    }
+    let succ_latest: Vec<Option<u64>> = (0..n_ops as u32)
+        .map(|a| {
+            g.op_succs(a)
+                .iter()
+                .filter_map(|&b| src_latest[b as usize])
+                .max()
+        })
+        .collect();
+    drop(src_latest);
+    let mut holds = Vec::new();
+    for v in 0..g.n_nodes() as u32 {
+        let d = g.demand(v, m);
+        if d == 0 {
+            continue;
+        }
+        let mut until = end(s.start[v as usize], g.dur[v as usize]);
+        for w in g.intra_succs(v) {
+            if g.demand(w, m) > 0 {
+                until = until.max(u128::from(s.start[w as usize]));
+            }
+        }
+        if g.is_sink(v)
+            && let Some(t) = succ_latest[g.node_op[v as usize] as usize]
+        {
+            until = until.max(u128::from(t));
+        }
+        let from = s.start[v as usize];
+        if until > u128::from(from) {
+            holds.push(Hold {
+                node: v,
+                amount: d,
+                from,
+                until,
+            });
+        }
+    }
+    holds
+}
+
+/// Sweeps the holds of type `m` in time order. Holds are half-open, so at one
+/// instant releases count before acquisitions (the task book's example: a node
+/// that ends at t frees its memory for successors starting at t).
+fn sweep_memory(g: &NodeGraph, s: &Schedule, m: TypeIdx, holds: &[Hold], out: &mut Violations) {
+    let size = g.inst.platform.mems[m as usize].size;
+    let mem_id = g.inst.platform.mems[m as usize].id;
+    let mut acquire: Vec<(u64, u64)> = holds.iter().map(|h| (h.from, h.amount)).collect();
+    acquire.sort_unstable_by_key(|a| a.0);
+    let mut release: Vec<(u128, u64)> = holds.iter().map(|h| (h.until, h.amount)).collect();
+    release.sort_unstable_by_key(|r| r.0);
+    let (mut i, mut j) = (0, 0);
+    let mut held: u128 = 0;
+    let mut over = false;
+    let mut peaks: Vec<(u128, u128)> = Vec::new();
+    while i < acquire.len() {
+        let t = u128::from(acquire[i].0);
+        while j < release.len() && release[j].0 <= t {
+            held -= u128::from(release[j].1);
+            j += 1;
+        }
+        while i < acquire.len() && u128::from(acquire[i].0) == t {
+            held += u128::from(acquire[i].1);
+            i += 1;
+        }
+        if held > u128::from(size) {
+            // One violation per maximal interval over the size, at its first instant.
+            if !over {
+                out.counts[Rule::Memory as usize] += 1;
+                if out.kept.len() + peaks.len() < out.limit {
+                    peaks.push((t, held));
+                }
+                over = true;
+            }
+        } else {
+            over = false;
+        }
+    }
+    for (t, amount) in peaks {
+        let holders: Vec<&Hold> = holds
+            .iter()
+            .filter(|h| u128::from(h.from) <= t && t < h.until)
+            .collect();
+        let mut names: Vec<String> = holders
+            .iter()
+            .take(8)
+            .map(|h| {
+                let ended = end(s.start[h.node as usize], g.dur[h.node as usize]);
+                let why = if h.until > ended {
+                    " (waiting for a successor to start)"
+                } else {
+                    ""
+                };
+                format!(
+                    "{} holds {} [{}, {}){why}",
+                    node_name(g, h.node),
+                    h.amount,
+                    h.from,
+                    h.until
+                )
+            })
+            .collect();
+        if holders.len() > 8 {
+            names.push(format!("and {} more", holders.len() - 8));
+        }
+        let mut v = Violation::new(
+            Rule::Memory,
+            format!(
+                "memory type {mem_id} holds {amount} > size {size} at time {t}: {}",
+                names.join("; ")
+            ),
+        )
+        .with_nodes(holders.iter().take(100).map(|h| g.label(h.node)).collect())
+        .at(t);
+        v.amount = Some((amount, size));
+        // Counted already in the sweep; keep the detail without counting twice.
+        out.kept.push(v);
+    }
+}

@@ -1,0 +1,274 @@
+//! Reading and writing the output format `[[OpId,Tiling,NodeId,Start,CoreId],...]`.
+//!
+//! Reading resolves each row against the instance as it streams in, so a file of
+//! 10^7 rows is held as four flat arrays. Rows that cannot belong to a legal
+//! schedule (unknown op, tiling or node, two tilings for one op, a node twice or
+//! never) are structural violations, not read errors: the file was readable.
+
+use std::io::{Read, Write};
+
+use super::{Rule, Schedule, Violation, Violations};
+use crate::error::InputResult;
+use crate::instance::Instance;
+use crate::text::Lexer;
+
+/// What a schedule file says about an instance.
+pub struct ReadOutcome {
+    /// The schedule, when every op and node is accounted for exactly once.
+    pub schedule: Option<Schedule>,
+    /// Structural violations found while resolving rows.
+    pub violations: Violations,
+    pub rows: usize,
+}
+
+const NONE: u32 = u32::MAX;
+
+/// Reads a schedule for `inst`. Syntax errors are `InputError`s (exit 2);
+/// everything else is reported in `ReadOutcome::violations`.
+pub fn read_schedule<R: Read>(
+    inst: &Instance,
+    src: R,
+    name: &str,
+    limit: usize,
+) -> InputResult<ReadOutcome> {
+    let lib = &inst.library;
+    let graph = &inst.graph;
+    let mut lx = Lexer::new(src, name);
+    let mut bad = Violations::new(limit);
+    let mut op_tiling = vec![NONE; graph.n_ops()];
+    let mut r_op: Vec<u32> = Vec::new();
+    let mut r_local: Vec<u32> = Vec::new();
+    let mut r_start: Vec<u64> = Vec::new();
+    let mut r_core: Vec<u32> = Vec::new();
+    let mut rows = 0usize;
+    const CTX: &str = "the schedule [[OpId,Tiling,NodeId,Start,CoreId],...]";
+    lx.list(CTX, |lx| {
+        let pos = {
+            lx.skip_ws()?;
+            lx.pos()
+        };
+        let [op_id, tiling_id, node_id, start, core] = lx.tuple(
+            "the schedule",
+            [
+                ("OpId", true),
+                ("Tiling", true),
+                ("NodeId", true),
+                ("Start", false),
+                ("CoreId", true),
+            ],
+        )?;
+        rows += 1;
+        let (op_id, tiling_id, node_id) = (op_id as u32, tiling_id as u32, node_id as u32);
+        let at = format!(
+            "line {}: row [{op_id},{tiling_id},{node_id},{start},{core}]",
+            pos.line
+        );
+        let Some(op) = graph.index_of(op_id) else {
+            bad.push(Violation::new(
+                Rule::Structure,
+                format!("{at} names op {op_id}, which the instance does not contain"),
+            ));
+            return Ok(());
+        };
+        let o = &graph.ops[op as usize];
+        let t = match op_tiling[op as usize] {
+            NONE => {
+                let Some(t) = lib.find_tiling(o.group, tiling_id) else {
+                    bad.push(Violation::new(
+                        Rule::Structure,
+                        format!(
+                            "{at}: op {op_id} (type {}, shape {}) has no tiling {tiling_id}",
+                            o.op_type, o.shape
+                        ),
+                    ));
+                    return Ok(());
+                };
+                if let Err(why) = &lib.tilings[t as usize].usable {
+                    bad.push(Violation::new(
+                        Rule::Structure,
+                        format!("{at}: tiling {tiling_id} of op {op_id} is unusable: {why}"),
+                    ));
+                }
+                op_tiling[op as usize] = t;
+                t
+            }
+            t if lib.tilings[t as usize].id != tiling_id => {
+                bad.push(Violation::new(
+                    Rule::Structure,
+                    format!(
+                        "{at}: op {op_id} already has rows with tiling {}; one op uses one tiling",
+                        lib.tilings[t as usize].id
+                    ),
+                ));
+                return Ok(());
+            }
+            t => t,
+        };
+        let Some(local) = lib.local_of(t, node_id) else {
+            bad.push(
+                Violation::new(
+                    Rule::Structure,
+                    format!("{at}: tiling {tiling_id} of op {op_id} has no node {node_id}"),
+                )
+                .with_nodes(vec![(op_id, node_id)]),
+            );
+            return Ok(());
+        };
+        r_op.push(op);
+        r_local.push(local);
+        r_start.push(start);
+        r_core.push(core as u32);
+        Ok(())
+    })?;
+    if let Some(b) = lx.peek_token()? {
+        return Err(lx.error(format!(
+            "expected end of input after the schedule's closing ']', found {}",
+            crate::text::describe(Some(b))
+        )));
+    }
+
+    // Ops without rows: legal only if the op can pick a tiling without nodes.
+    for (op, t) in op_tiling.iter_mut().enumerate() {
+        if *t != NONE {
+            continue;
+        }
+        let o = &graph.ops[op];
+        let empty = lib.groups[o.group as usize]
+            .tilings
+            .iter()
+            .copied()
+            .find(|&t| lib.tilings[t as usize].n_nodes == 0 && lib.tilings[t as usize].is_usable());
+        match empty {
+            Some(e) => *t = e,
+            None => bad.push(Violation::new(
+                Rule::Structure,
+                format!("op {} has no rows in the schedule", o.id),
+            )),
+        }
+    }
+    // Scatter rows to node indices; each node exactly once. Ops left without a
+    // tiling (already reported) take no room.
+    let n_nodes = |t: u32| {
+        if t == NONE {
+            0
+        } else {
+            u64::from(lib.tilings[t as usize].n_nodes)
+        }
+    };
+    let mut base = Vec::with_capacity(op_tiling.len() + 1);
+    let mut acc = 0u64;
+    for &t in &op_tiling {
+        base.push(acc);
+        acc += n_nodes(t);
+    }
+    let n = acc as usize;
+    let mut start = vec![0u64; n];
+    let mut core = vec![NONE; n];
+    for k in 0..r_op.len() {
+        let v = (base[r_op[k] as usize] + u64::from(r_local[k])) as usize;
+        if core[v] != NONE {
+            let o = r_op[k] as usize;
+            let node =
+                lib.node_id[(lib.tilings[op_tiling[o] as usize].first_node + r_local[k]) as usize];
+            bad.push(
+                Violation::new(
+                    Rule::Structure,
+                    format!("op {} node {node} has more than one row", graph.ops[o].id),
+                )
+                .with_nodes(vec![(graph.ops[o].id, node)]),
+            );
+            continue;
+        }
+        start[v] = r_start[k];
+        // Core ids equal to NONE are out of range for every core type anyway
+        // (at most 2^20 cores); keep them distinguishable from "no row".
+        core[v] = r_core[k].min(NONE - 1);
+    }
+    drop((r_op, r_local, r_start, r_core));
+    for (op, &t) in op_tiling.iter().enumerate() {
+        if t == NONE {
+            continue;
+        }
+        let tl = &lib.tilings[t as usize];
+        for l in 0..tl.n_nodes {
+            if core[(base[op] + u64::from(l)) as usize] == NONE {
+                let node = lib.node_id[(tl.first_node + l) as usize];
+                bad.push(
+                    Violation::new(
+                        Rule::Structure,
+                        format!(
+                            "op {} node {node} (tiling {}) has no row in the schedule",
+                            graph.ops[op].id, tl.id
+                        ),
+                    )
+                    .with_nodes(vec![(graph.ops[op].id, node)]),
+                );
+            }
+        }
+    }
+    let schedule = bad.is_empty().then_some(Schedule {
+        choice: op_tiling,
+        start,
+        core,
+    });
+    Ok(ReadOutcome {
+        schedule,
+        violations: bad,
+        rows,
+    })
+}
+
+/// Appends the decimal digits of `v` to `out`.
+#[inline]
+fn push_u64(out: &mut Vec<u8>, mut v: u64) {
+    let mut tmp = [0u8; 20];
+    let mut i = tmp.len();
+    loop {
+        i -= 1;
+        tmp[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&tmp[i..]);
+}
+
+/// Writes `sched` as one line `[[OpId,Tiling,NodeId,Start,CoreId],...]` plus a newline.
+pub fn write_schedule(
+    g: &crate::graph::NodeGraph,
+    sched: &Schedule,
+    mut w: impl Write,
+) -> std::io::Result<()> {
+    let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
+    buf.push(b'[');
+    let mut first = true;
+    for op in 0..g.n_ops() as u32 {
+        let op_id = g.inst.graph.ops[op as usize].id;
+        let tiling = g.tiling_id(op);
+        for v in g.op_nodes(op) {
+            if !first {
+                buf.push(b',');
+            }
+            first = false;
+            buf.push(b'[');
+            push_u64(&mut buf, u64::from(op_id));
+            buf.push(b',');
+            push_u64(&mut buf, u64::from(tiling));
+            buf.push(b',');
+            push_u64(&mut buf, u64::from(g.label(v).1));
+            buf.push(b',');
+            push_u64(&mut buf, sched.start[v as usize]);
+            buf.push(b',');
+            push_u64(&mut buf, u64::from(sched.core[v as usize]));
+            buf.push(b']');
+            if buf.len() > (1 << 16) - 128 {
+                w.write_all(&buf)?;
+                buf.clear();
+            }
+        }
+    }
+    buf.extend_from_slice(b"]\n");
+    w.write_all(&buf)?;
+    w.flush()
+}
