@@ -20,9 +20,12 @@ pub struct JobShop {
 
 /// Reads the OR-Library job-shop format.
 pub fn read_jsp<R: Read>(mut src: R, name: &str) -> InputResult<JobShop> {
-    let mut text = String::new();
-    src.read_to_string(&mut text)
+    let mut bytes = Vec::new();
+    src.read_to_end(&mut bytes)
         .map_err(|e| InputError::new(name, Pos::default(), format!("read error: {e}")))?;
+    // Non-UTF-8 bytes become U+FFFD, so a garbled file fails on the token that
+    // holds them, with its line and column, instead of as a whole-file read error.
+    let text = String::from_utf8_lossy(&bytes);
     // Tokens with positions, skipping comment lines.
     let mut tokens: Vec<(&str, Pos)> = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -49,14 +52,14 @@ pub fn read_jsp<R: Read>(mut src: R, name: &str) -> InputResult<JobShop> {
         col: 1,
     };
     let mut it = tokens.into_iter();
-    let mut next = |what: &str| -> InputResult<u64> {
+    let mut next = |what: &str| -> InputResult<(u64, Pos)> {
         match it.next() {
             None => Err(InputError::new(
                 name,
                 end,
                 format!("unexpected end of input: expected {what}"),
             )),
-            Some((tok, pos)) => tok.parse::<u64>().map_err(|_| {
+            Some((tok, pos)) => tok.parse::<u64>().map(|v| (v, pos)).map_err(|_| {
                 InputError::new(
                     name,
                     pos,
@@ -65,14 +68,20 @@ pub fn read_jsp<R: Read>(mut src: R, name: &str) -> InputResult<JobShop> {
             }),
         }
     };
-    let n_jobs = next("the number of jobs")?;
-    let n_machines = next("the number of machines")?;
+    // Every error below carries the position of the offending token: without it
+    // `tmin import` printed `file: message` with no line to look at.
+    let (n_jobs, jobs_pos) = next("the number of jobs")?;
+    let (n_machines, machines_pos) = next("the number of machines")?;
     if n_jobs > 1_000_000 || n_machines > 254 {
         return Err(InputError::new(
             name,
-            Pos { line: 0, col: 0 },
+            if n_jobs > 1_000_000 {
+                jobs_pos
+            } else {
+                machines_pos
+            },
             format!(
-                "{n_jobs} jobs x {n_machines} machines is beyond what tmin supports (254 machines)"
+                "{n_jobs} jobs x {n_machines} machines is beyond what tmin supports (10^6 jobs, 254 machines)"
             ),
         ));
     }
@@ -80,20 +89,33 @@ pub fn read_jsp<R: Read>(mut src: R, name: &str) -> InputResult<JobShop> {
     for j in 0..n_jobs {
         let mut ops = Vec::with_capacity(n_machines as usize);
         for k in 0..n_machines {
-            let m = next(&format!("the machine of operation {k} of job {j}"))?;
+            let (m, m_pos) = next(&format!("the machine of operation {k} of job {j}"))?;
             if m >= n_machines {
                 return Err(InputError::new(
                     name,
-                    Pos::default(),
+                    m_pos,
                     format!(
-                        "job {j} operation {k} names machine {m}; machines are 0..{n_machines}"
+                        "job {j} operation {k} names machine {m}; machines are 0..{}",
+                        n_machines - 1
                     ),
                 ));
             }
-            let d = next(&format!("the duration of operation {k} of job {j}"))?;
+            let (d, _) = next(&format!("the duration of operation {k} of job {j}"))?;
             ops.push((m as u32, d));
         }
         jobs.push(ops);
+    }
+    // Leftover tokens mean the header and the job lines disagree (a job line with
+    // too many pairs, or more job lines than announced): silently dropping them
+    // would import a different instance than the file describes.
+    if let Some((tok, pos)) = it.next() {
+        return Err(InputError::new(
+            name,
+            pos,
+            format!(
+                "expected end of input after {n_jobs} jobs of {n_machines} operations, found '{tok}'"
+            ),
+        ));
     }
     Ok(JobShop {
         machines: n_machines as u32,

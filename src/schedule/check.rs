@@ -405,7 +405,19 @@ fn sweep_memory(g: &NodeGraph, s: &Schedule, m: TypeIdx, holds: &[Hold], out: &m
     let mut peaks: Vec<(u128, u128)> = Vec::new();
     while i < acquire.len() {
         let t = u128::from(acquire[i].0);
-        while j < release.len() && release[j].0 <= t {
+        while j < release.len() && release[j].0 < t {
+            held -= u128::from(release[j].1);
+            j += 1;
+        }
+        // Releases alone (strictly before t) may have ended an interval over the
+        // size: without this reset, a later excursion reached with no acquisition
+        // in between at or under the size was merged into the earlier one and not
+        // counted. Releases at exactly t do not end it when acquisitions at t keep
+        // the total over: then the excursion continues through t.
+        if held <= u128::from(size) {
+            over = false;
+        }
+        while j < release.len() && release[j].0 == t {
             held -= u128::from(release[j].1);
             j += 1;
         }
