@@ -4,11 +4,14 @@
 //! (one expansion to a flat node graph), `schedule` (the one schedule type, its
 //! text format and validator), then the tools built on them.
 
+pub mod bounds;
 pub mod error;
 pub mod generate;
 pub mod graph;
 pub mod import;
 pub mod instance;
+pub mod list;
 pub mod report;
 pub mod schedule;
+pub mod solve;
 pub mod text;

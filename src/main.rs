@@ -48,6 +48,14 @@ enum Cmd {
         #[arg(long, default_value_t = 20)]
         max_violations: usize,
     },
+    /// Find a schedule: makespan, proven lower bound and proof status.
+    Solve(SolveArgs),
+    /// Compute lower bounds valid for every tiling choice, and which one binds.
+    Bound {
+        instance: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
     /// Summarise an instance: platform, library, graph size, unusable tilings.
     Info {
         instance: PathBuf,
@@ -66,6 +74,43 @@ enum Cmd {
         #[arg(short, long)]
         output: Option<PathBuf>,
     },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Engine {
+    /// Pick by instance size (currently: list scheduling).
+    Auto,
+    /// Memory-aware list scheduling with tiling search (fast, any size).
+    List,
+}
+
+#[derive(clap::Args)]
+struct SolveArgs {
+    /// Instance file ('-' for stdin).
+    instance: PathBuf,
+    #[arg(long, value_enum, default_value_t = Engine::Auto)]
+    engine: Engine,
+    /// Wall-clock limit in seconds for the search (reading and writing excluded).
+    #[arg(long, default_value_t = 5.0)]
+    time_limit: f64,
+    /// Random seed for randomised passes.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Worker threads (engines are single-threaded unless stated).
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Write the schedule here ('-' for stdout; the summary then goes to stderr).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Print one JSON object instead of the text summary.
+    #[arg(long)]
+    json: bool,
+    /// Progress lines on stderr (default: only when stderr is a terminal).
+    #[arg(long, overrides_with = "quiet")]
+    progress: bool,
+    /// No progress lines.
+    #[arg(long)]
+    quiet: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -221,6 +266,18 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             }
             Ok(ExitCode::from(if rep.is_legal() { 0 } else { 1 }))
         }
+        Cmd::Solve(a) => solve(a),
+        Cmd::Bound { instance, json } => {
+            let inst = read_instance(&instance)?;
+            let b = tmin::bounds::lower_bounds(&inst);
+            let mut out = std::io::stdout().lock();
+            if json {
+                writeln!(out, "{}", report::bound_json(&inst, &b)).map_err(io_failure)?;
+            } else {
+                write!(out, "{}", report::bound_text(&inst, &b)).map_err(io_failure)?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Cmd::Info { instance, json } => {
             let inst = read_instance(&instance)?;
             let v = report::info_json(&inst);
@@ -271,6 +328,61 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+fn solve(a: SolveArgs) -> Result<ExitCode, Failure> {
+    use std::io::IsTerminal;
+    if !(a.time_limit.is_finite() && a.time_limit >= 0.0) {
+        return Err(Failure::Usage(format!(
+            "--time-limit expects a non-negative number of seconds, got {}",
+            a.time_limit
+        )));
+    }
+    if a.threads == 0 {
+        return Err(Failure::Usage("--threads must be at least 1".into()));
+    }
+    let t0 = std::time::Instant::now();
+    let inst = read_instance(&a.instance)?;
+    let read_seconds = t0.elapsed().as_secs_f64();
+    let opts = tmin::solve::SolveOptions {
+        time_limit: std::time::Duration::from_secs_f64(a.time_limit),
+        seed: a.seed,
+        threads: a.threads,
+        progress: !a.quiet && (a.progress || std::io::stderr().is_terminal()),
+    };
+    let result = match a.engine {
+        Engine::Auto | Engine::List => tmin::list::solve(&inst, &opts),
+    };
+    if result.notes.iter().any(|n| n.starts_with("internal error")) {
+        return Err(Failure::Internal(result.notes.join("; ")));
+    }
+    let to_stdout = a.output.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    if let (Some(path), Some(sched)) = (a.output.as_deref(), result.schedule.as_ref()) {
+        let g =
+            tmin::graph::NodeGraph::new(&inst, sched.choice.clone()).map_err(Failure::Internal)?;
+        let w = create_output(if to_stdout { None } else { Some(path) })?;
+        tmin::schedule::write_schedule(&g, sched, w).map_err(io_failure)?;
+    }
+    let total = t0.elapsed().as_secs_f64();
+    let summary = if a.json {
+        format!(
+            "{}\n",
+            report::solve_json(&inst, &result, read_seconds, total)
+        )
+    } else {
+        report::solve_text(&result, total)
+    };
+    if to_stdout {
+        eprint!("{summary}");
+    } else {
+        print!("{summary}");
+    }
+    use tmin::solve::Status;
+    Ok(ExitCode::from(match result.status {
+        Status::Optimal | Status::Feasible => 0,
+        Status::Infeasible => 1,
+        Status::Unknown => 3,
+    }))
 }
 
 fn gen_config(a: &GenArgs) -> Result<GenConfig, Failure> {

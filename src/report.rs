@@ -4,8 +4,10 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
+use crate::bounds::Bounds;
 use crate::instance::Instance;
 use crate::schedule::{Report, Rule};
+use crate::solve::SolveResult;
 
 /// A JSON number for a u128 time: a number when it fits u64, else a string.
 pub fn num(v: u128) -> Value {
@@ -171,6 +173,78 @@ pub fn info_text(inst: &Instance) -> String {
             bad.len(),
             inst.why_no_usable_tiling(bad[0])
         );
+    }
+    s
+}
+
+/// The JSON object of `tmin solve --json`.
+pub fn solve_json(
+    inst: &Instance,
+    r: &SolveResult,
+    read_seconds: f64,
+    total_seconds: f64,
+) -> Value {
+    json!({
+        "instance": inst.name,
+        "status": r.status.name(),
+        "makespan": r.makespan,
+        "lower_bound": r.lower_bound,
+        "bound_source": r.bound_source,
+        "gap": r.gap(),
+        "engine": r.engine,
+        "wall_seconds": r.wall_seconds,
+        "read_seconds": read_seconds,
+        "total_seconds": total_seconds,
+        "notes": r.notes,
+    })
+}
+
+/// The text summary of `tmin solve`.
+pub fn solve_text(r: &SolveResult, total_seconds: f64) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "status       {}", r.status);
+    match r.makespan {
+        Some(m) => {
+            let _ = writeln!(s, "makespan     {m}");
+        }
+        None => {
+            let _ = writeln!(s, "makespan     none");
+        }
+    }
+    let _ = writeln!(s, "lower bound  {} ({})", r.lower_bound, r.bound_source);
+    if let Some(gap) = r.gap() {
+        let _ = writeln!(s, "gap          {:.2}%", gap * 100.0);
+    }
+    let _ = writeln!(s, "engine       {}", r.engine);
+    let _ = writeln!(
+        s,
+        "time         {:.3} s search, {:.3} s total",
+        r.wall_seconds, total_seconds
+    );
+    for n in &r.notes {
+        let _ = writeln!(s, "note         {n}");
+    }
+    s
+}
+
+/// The JSON object of `tmin bound --json`.
+pub fn bound_json(inst: &Instance, b: &Bounds) -> Value {
+    json!({
+        "instance": inst.name,
+        "lower_bound": b.best.value,
+        "binds": b.best.source,
+        "bounds": b.all.iter().map(|x| json!({"source": x.source, "value": x.value})).collect::<Vec<_>>(),
+    })
+}
+
+pub fn bound_text(inst: &Instance, b: &Bounds) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "lower bound  {} ({})", b.best.value, b.best.source);
+    for x in &b.all {
+        let _ = writeln!(s, "  {:>20}  {}", x.value, x.source);
+    }
+    if !inst.ops_without_usable_tiling().is_empty() {
+        let _ = writeln!(s, "the instance is infeasible: an op has no usable tiling");
     }
     s
 }

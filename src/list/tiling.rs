@@ -1,0 +1,138 @@
+//! Tiling choices: the starting points of the engine and what makes a tiling
+//! memory-lean.
+
+use crate::instance::Instance;
+
+/// The initial tiling per op: the shortest critical path, then the least work,
+/// then the leanest memory.
+pub fn initial_choice(inst: &Instance) -> Vec<u32> {
+    let peaks = serial_peaks(inst);
+    choose_by(inst, |inst, t| {
+        let tl = &inst.library.tilings[t as usize];
+        let work: u128 = tl
+            .nodes()
+            .map(|v| u128::from(inst.library.node_dur[v as usize]))
+            .sum();
+        (u128::from(tl.critical_path), work, peaks[t as usize])
+    })
+}
+
+/// A memory-lean tiling per op: the smallest serial memory peak relative to the
+/// sizes, then the shortest critical path.
+pub fn lean_choice(inst: &Instance) -> Vec<u32> {
+    let peaks = serial_peaks(inst);
+    choose_by(inst, |inst, t| {
+        let tl = &inst.library.tilings[t as usize];
+        (peaks[t as usize], u128::from(tl.critical_path), 0)
+    })
+}
+
+/// Per tiling: the peak memory, in millionths of the memory type's size (the
+/// largest over types), when its subgraph runs alone, one node at a time in
+/// topological order, under the hold rule; sinks hold to the end (their
+/// successors are in other ops). This is what an op adds to the memory in use
+/// when ops run one after another.
+pub fn serial_peaks(inst: &Instance) -> Vec<u128> {
+    let lib = &inst.library;
+    let sizes: Vec<u128> = inst
+        .platform
+        .mems
+        .iter()
+        .map(|m| u128::from(m.size.max(1)))
+        .collect();
+    let n_mem = sizes.len();
+    let mut out = Vec::with_capacity(lib.tilings.len());
+    let mut indeg: Vec<u32> = Vec::new();
+    let mut order: Vec<u32> = Vec::new();
+    let mut waiting: Vec<u32> = Vec::new();
+    let mut held = vec![0u128; n_mem];
+    let mut peak = vec![0u128; n_mem];
+    for (ti, tl) in lib.tilings.iter().enumerate() {
+        if !tl.is_usable() {
+            out.push(u128::MAX);
+            continue;
+        }
+        let base = tl.first_node;
+        let n = tl.n_nodes as usize;
+        indeg.clear();
+        indeg.extend(tl.nodes().map(|v| lib.preds(v).len() as u32));
+        order.clear();
+        order.extend(lib.sources(ti as u32).iter().copied());
+        let mut h = 0;
+        while h < order.len() {
+            let l = order[h];
+            h += 1;
+            for &s in lib.succs(base + l) {
+                indeg[s as usize] -= 1;
+                if indeg[s as usize] == 0 {
+                    order.push(s);
+                }
+            }
+        }
+        // waiting[l * n_mem + m]: same-type successors of l not yet started.
+        waiting.clear();
+        waiting.resize(n * n_mem, 0);
+        for l in 0..n as u32 {
+            for e in lib.mems(base + l) {
+                waiting[l as usize * n_mem + e.mem as usize] = lib
+                    .succs(base + l)
+                    .iter()
+                    .filter(|&&s| lib.demand(base + s, e.mem) > 0)
+                    .count() as u32;
+            }
+        }
+        held.iter_mut().for_each(|x| *x = 0);
+        peak.iter_mut().for_each(|x| *x = 0);
+        for &l in &order {
+            let v = base + l;
+            // At v's start, holders whose last same-type successor is v release
+            // (half-open intervals), then v acquires.
+            for e in lib.mems(v) {
+                for &p in lib.preds(v) {
+                    let k = p as usize * n_mem + e.mem as usize;
+                    if lib.demand(base + p, e.mem) > 0 {
+                        waiting[k] -= 1;
+                        if waiting[k] == 0 {
+                            held[e.mem as usize] -= u128::from(lib.demand(base + p, e.mem));
+                        }
+                    }
+                }
+            }
+            for e in lib.mems(v) {
+                held[e.mem as usize] += u128::from(e.amount);
+            }
+            for m in 0..n_mem {
+                peak[m] = peak[m].max(held[m]);
+            }
+            let sink = lib.succs(v).is_empty();
+            for e in lib.mems(v) {
+                if !sink && waiting[l as usize * n_mem + e.mem as usize] == 0 {
+                    held[e.mem as usize] -= u128::from(e.amount);
+                }
+            }
+        }
+        let worst = (0..n_mem)
+            .map(|m| peak[m] * 1_000_000 / sizes[m])
+            .max()
+            .unwrap_or(0);
+        out.push(worst);
+    }
+    out
+}
+
+fn choose_by<K: Ord>(inst: &Instance, key: impl Fn(&Instance, u32) -> K) -> Vec<u32> {
+    (0..inst.graph.n_ops() as u32)
+        .map(|op| {
+            inst.usable_tilings(op)
+                .min_by_key(|&t| key(inst, t))
+                .expect("callers check that every op has a usable tiling")
+        })
+        .collect()
+}
+
+/// Ops with more than one usable tiling.
+pub fn flexible_ops(inst: &Instance) -> Vec<u32> {
+    (0..inst.graph.n_ops() as u32)
+        .filter(|&op| inst.usable_tilings(op).nth(1).is_some())
+        .collect()
+}
