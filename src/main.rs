@@ -82,6 +82,20 @@ enum Engine {
     Auto,
     /// Memory-aware list scheduling with tiling search (fast, any size).
     List,
+    /// Exact MILP (HiGHS), warm-started by list scheduling.
+    Milp,
+    /// Exact SAT (varisat), warm-started by list scheduling.
+    Sat,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ModelArg {
+    /// Choose by horizon and size.
+    Auto,
+    /// Time-indexed binaries x[v,t].
+    TimeIndexed,
+    /// Disjunctive, continuous start times.
+    Disjunctive,
 }
 
 #[derive(clap::Args)]
@@ -96,6 +110,12 @@ struct SolveArgs {
     /// Random seed for randomised passes.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// MILP formulation.
+    #[arg(long, value_enum, default_value_t = ModelArg::Auto)]
+    model: ModelArg,
+    /// Write the MILP models (.lp and .mps) into this directory.
+    #[arg(long)]
+    export_model: Option<PathBuf>,
     /// Worker threads (engines are single-threaded unless stated).
     #[arg(long, default_value_t = 1)]
     threads: usize,
@@ -350,8 +370,18 @@ fn solve(a: SolveArgs) -> Result<ExitCode, Failure> {
         threads: a.threads,
         progress: !a.quiet && (a.progress || std::io::stderr().is_terminal()),
     };
+    let mopts = tmin::milp::MilpOptions {
+        formulation: match a.model {
+            ModelArg::Auto => tmin::milp::Formulation::Auto,
+            ModelArg::TimeIndexed => tmin::milp::Formulation::TimeIndexed,
+            ModelArg::Disjunctive => tmin::milp::Formulation::Disjunctive,
+        },
+        export_dir: a.export_model.clone(),
+    };
     let result = match a.engine {
         Engine::Auto | Engine::List => tmin::list::solve(&inst, &opts),
+        Engine::Milp => tmin::milp::solve(&inst, &opts, &mopts),
+        Engine::Sat => tmin::sat::solve(&inst, &opts),
     };
     if result.notes.iter().any(|n| n.starts_with("internal error")) {
         return Err(Failure::Internal(result.notes.join("; ")));
