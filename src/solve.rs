@@ -125,6 +125,10 @@ impl SolveResult {
     ) -> Result<Self, String> {
         let g = NodeGraph::new(inst, schedule.choice.clone())?;
         let bad = check(&g, &schedule, 5);
+        log::debug!(
+            "validated, peak RSS {:.0} MiB",
+            peak_rss_mib().unwrap_or(0.0)
+        );
         if !bad.is_empty() {
             let lines: Vec<String> = bad.kept.iter().map(|v| v.to_string()).collect();
             return Err(format!(
@@ -207,4 +211,12 @@ impl SolveResult {
         log::info!("{s}");
         self.notes.push(s);
     }
+}
+
+/// Peak resident memory of this process so far, in MiB (Linux; None elsewhere).
+pub fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
 }

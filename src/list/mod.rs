@@ -129,7 +129,13 @@ impl<'g, 'a> Searcher<'g, 'a> {
                     frugal::keys_for_op_order(self.g, &frugal::input_order(self.g))
                 }),
             };
-            match sgs::run(&self.md, k, mode) {
+            let res = sgs::run(&self.md, k, mode);
+            log::debug!(
+                "{} pass done, peak RSS {:.0} MiB",
+                rung_name(i),
+                crate::solve::peak_rss_mib().unwrap_or(0.0)
+            );
+            match res {
                 Ok(s) => return Ok((s, i)),
                 Err(d) => {
                     log::debug!(
@@ -140,6 +146,12 @@ impl<'g, 'a> Searcher<'g, 'a> {
                     );
                     if d.overflow {
                         return Err(d);
+                    }
+                    // Frugal keys that did not help are not kept (8 bytes a node).
+                    match keys {
+                        Keys::MemoryOrder => self.memory_keys = None,
+                        Keys::InputOrder => self.input_keys = None,
+                        Keys::Given => {}
                     }
                     last = Some(d);
                 }
@@ -389,6 +401,10 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
         }
     }
 
+    log::debug!(
+        "search done, peak RSS {:.0} MiB",
+        crate::solve::peak_rss_mib().unwrap_or(0.0)
+    );
     let mut r = match SolveResult::found(inst, best.schedule, lb, &bounds.best.source, ENGINE) {
         Ok(r) => r,
         Err(e) => {

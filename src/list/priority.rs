@@ -6,7 +6,6 @@ use crate::graph::NodeGraph;
 
 /// Static path lengths of a node graph (cores and memory ignored).
 pub struct Paths {
-    pub order: Vec<u32>,
     /// Earliest start (longest path from any source, excluding the node).
     pub head: Vec<u64>,
     /// Longest path from the node's start to the end (including its duration).
@@ -64,7 +63,6 @@ impl Paths {
             .max()
             .unwrap_or(0);
         Paths {
-            order,
             head,
             tail,
             critical,

@@ -33,14 +33,31 @@ pub fn lean_choice(inst: &Instance) -> Vec<u32> {
 /// successors are in other ops). This is what an op adds to the memory in use
 /// when ops run one after another.
 pub fn serial_peaks(inst: &Instance) -> Vec<u128> {
-    let lib = &inst.library;
     let sizes: Vec<u128> = inst
         .platform
         .mems
         .iter()
         .map(|m| u128::from(m.size.max(1)))
         .collect();
-    let n_mem = sizes.len();
+    serial_peak_table(inst)
+        .into_iter()
+        .map(|peaks| match peaks {
+            None => u128::MAX,
+            Some(p) => p
+                .iter()
+                .zip(&sizes)
+                .map(|(&x, &s)| x * 1_000_000 / s)
+                .max()
+                .unwrap_or(0),
+        })
+        .collect()
+}
+
+/// Per tiling (None when unusable): the peak held amount per memory type when
+/// its subgraph runs alone, serially, in topological order (see `serial_peaks`).
+pub fn serial_peak_table(inst: &Instance) -> Vec<Option<Vec<u128>>> {
+    let lib = &inst.library;
+    let n_mem = inst.platform.mems.len();
     let mut out = Vec::with_capacity(lib.tilings.len());
     let mut indeg: Vec<u32> = Vec::new();
     let mut order: Vec<u32> = Vec::new();
@@ -49,7 +66,7 @@ pub fn serial_peaks(inst: &Instance) -> Vec<u128> {
     let mut peak = vec![0u128; n_mem];
     for (ti, tl) in lib.tilings.iter().enumerate() {
         if !tl.is_usable() {
-            out.push(u128::MAX);
+            out.push(None);
             continue;
         }
         let base = tl.first_node;
@@ -111,11 +128,7 @@ pub fn serial_peaks(inst: &Instance) -> Vec<u128> {
                 }
             }
         }
-        let worst = (0..n_mem)
-            .map(|m| peak[m] * 1_000_000 / sizes[m])
-            .max()
-            .unwrap_or(0);
-        out.push(worst);
+        out.push(Some(peak.clone()));
     }
     out
 }

@@ -189,10 +189,11 @@ pub fn check(g: &NodeGraph, s: &Schedule, limit: usize) -> Violations {
     let mut out = Violations::new(limit);
     check_core_ids(g, s, &mut out);
     check_precedence(g, s, &mut out);
+    let order = by_start(g, s);
     if out.count(Rule::CoreId) == 0 {
-        check_cores(g, s, &mut out);
+        check_cores(g, s, &order, &mut out);
     }
-    check_memory(g, s, &mut out);
+    check_memory(g, s, &order, &mut out);
     out
 }
 
@@ -276,17 +277,27 @@ fn check_precedence(g: &NodeGraph, s: &Schedule, out: &mut Violations) {
     }
 }
 
-fn check_cores(g: &NodeGraph, s: &Schedule, out: &mut Violations) {
-    let offsets = g.inst.platform.core_offsets();
-    // Sweep every core's intervals in start order: an overlap exists exactly when
-    // a node starts before the latest end seen so far on its core.
-    let mut order: Vec<(u64, u32)> = (0..g.n_nodes() as u32)
-        .filter(|&v| g.dur[v as usize] > 0)
+/// Nodes sorted by start time (ties by index). Sorting `(start, node)` pairs is
+/// faster than sorting indices by a looked-up key; the pairs are dropped at once.
+fn by_start(g: &NodeGraph, s: &Schedule) -> Vec<u32> {
+    let mut pairs: Vec<(u64, u32)> = (0..g.n_nodes() as u32)
         .map(|v| (s.start[v as usize], v))
         .collect();
-    order.sort_unstable();
+    pairs.sort_unstable();
+    pairs.into_iter().map(|(_, v)| v).collect()
+}
+
+fn check_cores(g: &NodeGraph, s: &Schedule, order: &[u32], out: &mut Violations) {
+    let offsets = g.inst.platform.core_offsets();
+    // Sweep every core's intervals in start order: an overlap exists exactly when
+    // a node starts before the latest end seen so far on its core. Zero-length
+    // nodes occupy nothing.
     let mut latest: Vec<Option<(u128, u32)>> = vec![None; offsets[offsets.len() - 1]];
-    for &(start, v) in &order {
+    for &v in order {
+        if g.dur[v as usize] == 0 {
+            continue;
+        }
+        let start = s.start[v as usize];
         let slot = offsets[g.core[v as usize] as usize] + s.core[v as usize] as usize;
         let e = end(start, g.dur[v as usize]);
         match latest[slot] {
@@ -320,93 +331,112 @@ fn check_cores(g: &NodeGraph, s: &Schedule, out: &mut Violations) {
     }
 }
 
-/// One memory hold: `amount` of a type over `[from, until)`.
-struct Hold {
-    node: u32,
-    amount: u64,
-    from: u64,
-    until: u128,
-}
-
-fn check_memory(g: &NodeGraph, s: &Schedule, out: &mut Violations) {
-    let mems = &g.inst.platform.mems;
-    for m in 0..mems.len() as TypeIdx {
-        let holds = memory_holds(g, s, m);
-        sweep_memory(g, s, m, &holds, out);
+fn check_memory(g: &NodeGraph, s: &Schedule, order: &[u32], out: &mut Violations) {
+    for m in 0..g.inst.platform.mems.len() as TypeIdx {
+        let holds = Holds::new(g, s, m);
+        sweep_memory(g, s, m, order, &holds, out);
     }
 }
 
-/// The hold of every node on type `m`: `[start, R)` with
-/// `R = max(end, max start of direct successors that demand m)` (SPEC 4.4).
-fn memory_holds(g: &NodeGraph, s: &Schedule, m: TypeIdx) -> Vec<Hold> {
-    let n_ops = g.n_ops();
-    // For each op: the latest start among its sources that demand m. A sink of `a`
-    // holds until the latest such start over `a`'s successor ops.
-    let mut src_latest: Vec<Option<u64>> = vec![None; n_ops];
-    for op in 0..n_ops as u32 {
-        src_latest[op as usize] = g
-            .sources(op)
-            .filter(|&v| g.demand(v, m) > 0)
-            .map(|v| s.start[v as usize])
-            .max();
-    }
-    let succ_latest: Vec<Option<u64>> = (0..n_ops as u32)
-        .map(|a| {
-            g.op_succs(a)
-                .iter()
-                .filter_map(|&b| src_latest[b as usize])
-                .max()
-        })
-        .collect();
-    drop(src_latest);
-    let mut holds = Vec::new();
-    for v in 0..g.n_nodes() as u32 {
-        let d = g.demand(v, m);
-        if d == 0 {
-            continue;
+/// The holds of one memory type: node `v` holds `demand(v, m)` over
+/// `[start(v), R)` with `R = max(end, max start of direct successors that demand
+/// m)` (SPEC 4.4). Only what the sweep needs is stored: the release list.
+struct Holds {
+    m: TypeIdx,
+    /// Per op: the latest start of a successor op's source that demands m (the
+    /// sinks of the op hold until then).
+    succ_latest: Vec<Option<u64>>,
+    /// `(R, node)` sorted, for holds with `R > start` and `R < 2^64`; a hold
+    /// that ends after every representable instant never releases within the sweep.
+    releases: Vec<(u64, u32)>,
+}
+
+impl Holds {
+    fn new(g: &NodeGraph, s: &Schedule, m: TypeIdx) -> Self {
+        let n_ops = g.n_ops();
+        let src_latest: Vec<Option<u64>> = (0..n_ops as u32)
+            .map(|op| {
+                g.sources(op)
+                    .filter(|&v| g.demand(v, m) > 0)
+                    .map(|v| s.start[v as usize])
+                    .max()
+            })
+            .collect();
+        let succ_latest: Vec<Option<u64>> = (0..n_ops as u32)
+            .map(|a| {
+                g.op_succs(a)
+                    .iter()
+                    .filter_map(|&b| src_latest[b as usize])
+                    .max()
+            })
+            .collect();
+        drop(src_latest);
+        let mut h = Holds {
+            m,
+            succ_latest,
+            releases: Vec::new(),
+        };
+        for v in 0..g.n_nodes() as u32 {
+            if g.demand(v, m) == 0 {
+                continue;
+            }
+            let until = h.until(g, s, v);
+            if until > u128::from(s.start[v as usize])
+                && let Ok(r) = u64::try_from(until)
+            {
+                h.releases.push((r, v));
+            }
         }
+        h.releases.sort_unstable();
+        h
+    }
+
+    /// `R(v, m)` for a node that demands m.
+    fn until(&self, g: &NodeGraph, s: &Schedule, v: u32) -> u128 {
         let mut until = end(s.start[v as usize], g.dur[v as usize]);
         for w in g.intra_succs(v) {
-            if g.demand(w, m) > 0 {
+            if g.demand(w, self.m) > 0 {
                 until = until.max(u128::from(s.start[w as usize]));
             }
         }
         if g.is_sink(v)
-            && let Some(t) = succ_latest[g.node_op[v as usize] as usize]
+            && let Some(t) = self.succ_latest[g.node_op[v as usize] as usize]
         {
             until = until.max(u128::from(t));
         }
-        let from = s.start[v as usize];
-        if until > u128::from(from) {
-            holds.push(Hold {
-                node: v,
-                amount: d,
-                from,
-                until,
-            });
-        }
+        until
     }
-    holds
 }
 
 /// Sweeps the holds of type `m` in time order. Holds are half-open, so at one
 /// instant releases count before acquisitions (the task book's example: a node
 /// that ends at t frees its memory for successors starting at t).
-fn sweep_memory(g: &NodeGraph, s: &Schedule, m: TypeIdx, holds: &[Hold], out: &mut Violations) {
+fn sweep_memory(
+    g: &NodeGraph,
+    s: &Schedule,
+    m: TypeIdx,
+    order: &[u32],
+    holds: &Holds,
+    out: &mut Violations,
+) {
     let size = g.inst.platform.mems[m as usize].size;
     let mem_id = g.inst.platform.mems[m as usize].id;
-    let mut acquire: Vec<(u64, u64)> = holds.iter().map(|h| (h.from, h.amount)).collect();
-    acquire.sort_unstable_by_key(|a| a.0);
-    let mut release: Vec<(u128, u64)> = holds.iter().map(|h| (h.until, h.amount)).collect();
-    release.sort_unstable_by_key(|r| r.0);
-    let (mut i, mut j) = (0, 0);
+    let release = &holds.releases;
+    // Acquisitions: nodes in start order that demand m and hold a non-empty interval.
+    let mut acquire = order.iter().copied().filter_map(|v| {
+        let d = g.demand(v, m);
+        let from = s.start[v as usize];
+        (d > 0 && (g.dur[v as usize] > 0 || holds.until(g, s, v) > u128::from(from)))
+            .then_some((from, d))
+    });
+    let mut next = acquire.next();
+    let mut j = 0;
     let mut held: u128 = 0;
     let mut over = false;
     let mut peaks: Vec<(u128, u128)> = Vec::new();
-    while i < acquire.len() {
-        let t = u128::from(acquire[i].0);
+    while let Some((t, _)) = next {
         while j < release.len() && release[j].0 < t {
-            held -= u128::from(release[j].1);
+            held -= u128::from(g.demand(release[j].1, m));
             j += 1;
         }
         // Releases alone (strictly before t) may have ended an interval over the
@@ -418,19 +448,21 @@ fn sweep_memory(g: &NodeGraph, s: &Schedule, m: TypeIdx, holds: &[Hold], out: &m
             over = false;
         }
         while j < release.len() && release[j].0 == t {
-            held -= u128::from(release[j].1);
+            held -= u128::from(g.demand(release[j].1, m));
             j += 1;
         }
-        while i < acquire.len() && u128::from(acquire[i].0) == t {
-            held += u128::from(acquire[i].1);
-            i += 1;
+        while let Some((from, d)) = next
+            && from == t
+        {
+            held += u128::from(d);
+            next = acquire.next();
         }
         if held > u128::from(size) {
             // One violation per maximal interval over the size, at its first instant.
             if !over {
                 out.counts[Rule::Memory as usize] += 1;
                 if out.kept.len() + peaks.len() < out.limit {
-                    peaks.push((t, held));
+                    peaks.push((u128::from(t), held));
                 }
                 over = true;
             }
@@ -439,26 +471,27 @@ fn sweep_memory(g: &NodeGraph, s: &Schedule, m: TypeIdx, holds: &[Hold], out: &m
         }
     }
     for (t, amount) in peaks {
-        let holders: Vec<&Hold> = holds
-            .iter()
-            .filter(|h| u128::from(h.from) <= t && t < h.until)
+        // Holders at t: a linear scan, done only for the reported violations.
+        let holders: Vec<(u32, u128)> = (0..g.n_nodes() as u32)
+            .filter(|&v| g.demand(v, m) > 0 && u128::from(s.start[v as usize]) <= t)
+            .map(|v| (v, holds.until(g, s, v)))
+            .filter(|&(_, until)| t < until)
             .collect();
         let mut names: Vec<String> = holders
             .iter()
             .take(8)
-            .map(|h| {
-                let ended = end(s.start[h.node as usize], g.dur[h.node as usize]);
-                let why = if h.until > ended {
+            .map(|&(v, until)| {
+                let ended = end(s.start[v as usize], g.dur[v as usize]);
+                let why = if until > ended {
                     " (waiting for a successor to start)"
                 } else {
                     ""
                 };
                 format!(
-                    "{} holds {} [{}, {}){why}",
-                    node_name(g, h.node),
-                    h.amount,
-                    h.from,
-                    h.until
+                    "{} holds {} [{}, {until}){why}",
+                    node_name(g, v),
+                    g.demand(v, m),
+                    s.start[v as usize],
                 )
             })
             .collect();
@@ -472,7 +505,7 @@ fn sweep_memory(g: &NodeGraph, s: &Schedule, m: TypeIdx, holds: &[Hold], out: &m
                 names.join("; ")
             ),
         )
-        .with_nodes(holders.iter().take(100).map(|h| g.label(h.node)).collect())
+        .with_nodes(holders.iter().take(100).map(|&(v, _)| g.label(v)).collect())
         .at(t);
         v.amount = Some((amount, size));
         // Counted already in the sweep; keep the detail without counting twice.

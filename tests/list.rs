@@ -1,0 +1,293 @@
+//! The list engine and the lower bounds: known optima, memory-release cases,
+//! tight-memory instances where the naive greedy deadlocks, and the CLI.
+
+use std::process::Command;
+use std::time::Duration;
+
+use tmin::bounds::lower_bounds;
+use tmin::generate::{GenConfig, generate};
+use tmin::graph::NodeGraph;
+use tmin::instance::{Instance, parse_reader};
+use tmin::list::priority::{Paths, Rule, keys};
+use tmin::list::sgs::{Mode, Model, run};
+use tmin::schedule::check;
+use tmin::solve::{SolveOptions, Status};
+
+fn parse(text: &str) -> Instance {
+    parse_reader(text.as_bytes(), "test").expect("instance parses")
+}
+
+fn opts(seconds: f64) -> SolveOptions {
+    SolveOptions {
+        time_limit: Duration::from_secs_f64(seconds),
+        ..SolveOptions::default()
+    }
+}
+
+/// Solves with the list engine and checks the schedule independently.
+fn solve_checked(inst: &Instance, seconds: f64) -> tmin::solve::SolveResult {
+    let r = tmin::list::solve(inst, &opts(seconds));
+    if let Some(s) = &r.schedule {
+        let g = NodeGraph::new(inst, s.choice.clone()).unwrap();
+        let v = check(&g, s, 10);
+        assert!(v.is_empty(), "illegal schedule: {:?}", v.kept);
+        assert_eq!(r.makespan, Some(s.makespan(&g) as u64));
+        assert!(r.lower_bound <= r.makespan.unwrap());
+    }
+    r
+}
+
+fn jsp(name: &str) -> Instance {
+    let path = format!("{}/tests/data/jsplib/{name}", env!("CARGO_MANIFEST_DIR"));
+    let f = std::fs::File::open(&path).unwrap();
+    let js = tmin::import::read_jsp(f, &path).unwrap();
+    parse(&js.to_instance_text())
+}
+
+fn optima() -> Vec<(String, u64)> {
+    let text = std::fs::read_to_string(format!(
+        "{}/tests/data/jsplib/optima.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["name"].as_str().unwrap().to_string(),
+                e["optimum"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn task_book_example_is_38_and_proven_optimal() {
+    let text = std::fs::read_to_string(format!(
+        "{}/instances/example1.txt",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let inst = parse(&text);
+    assert_eq!(lower_bounds(&inst).best.value, 38);
+    let r = solve_checked(&inst, 2.0);
+    assert_eq!(r.status, Status::Optimal);
+    assert_eq!(r.makespan, Some(38));
+    assert_eq!(r.lower_bound, 38);
+    // The optimum needs tiling 1 (the diamond) for op 1.
+    let s = r.schedule.unwrap();
+    assert_eq!(inst.library.tilings[s.choice[0] as usize].id, 1);
+}
+
+#[test]
+fn bounds_never_exceed_job_shop_optima_and_schedules_are_legal() {
+    for (name, opt) in optima() {
+        let inst = jsp(&name);
+        let b = lower_bounds(&inst);
+        assert!(
+            b.best.value <= opt,
+            "{name}: bound {} ({}) exceeds the optimum {opt}",
+            b.best.value,
+            b.best.source
+        );
+        for x in &b.all {
+            assert!(x.value <= opt, "{name}: {} = {} > {opt}", x.source, x.value);
+        }
+        let r = solve_checked(&inst, 0.2);
+        let m = r.makespan.expect("job shops always have a schedule");
+        assert!(m >= opt, "{name}: makespan {m} below the optimum {opt}");
+    }
+}
+
+#[test]
+fn one_machine_bound_proves_la01_and_list_reaches_ft06_near_optimum() {
+    assert_eq!(lower_bounds(&jsp("la01")).best.value, 666);
+    let r = solve_checked(&jsp("ft06"), 1.0);
+    // Known optimum 55; the list engine is a heuristic, so only require it close.
+    assert!(r.makespan.unwrap() <= 60, "ft06: {:?}", r.makespan);
+}
+
+/// The task book's release rule: node 1 holds all 1024 and ends at 5; its
+/// successors 2 and 3 (512 each) can only start together at 5, on two cores,
+/// which releases node 1 at that instant. Optimum 10 = critical path.
+const JOINT_START: &str = "SetSocInfo([[0,2]],[[0,1024]])
+AddOpInfo(1,1,0,[[1,2],[1,3]],[[1,0,5],[2,0,5],[3,0,5]],[[1,0,1024],[2,0,512],[3,0,512]])
+GetInferenceScheResult([],[[1,1,1]])";
+
+#[test]
+fn joint_start_releases_the_holder() {
+    let inst = parse(JOINT_START);
+    let r = solve_checked(&inst, 1.0);
+    assert_eq!(r.status, Status::Optimal);
+    assert_eq!(r.makespan, Some(10));
+    let s = r.schedule.unwrap();
+    assert_eq!(s.start, vec![0, 5, 5]);
+}
+
+#[test]
+fn one_core_makes_the_joint_start_impossible_and_the_engine_says_unknown() {
+    // With one core, 2 and 3 cannot start at once, so node 1 never releases and
+    // any start of 2 or 3 exceeds 1024: no legal schedule exists. The list engine
+    // cannot prove that; it must say `unknown`, never print a schedule.
+    let inst = parse(&JOINT_START.replace("[[0,2]]", "[[0,1]]"));
+    let r = solve_checked(&inst, 0.5);
+    assert_eq!(r.status, Status::Unknown);
+    assert!(r.schedule.is_none());
+}
+
+/// Memory forces serialisation: two independent ops of one node each (5 long)
+/// each need 600 of 1000: they cannot overlap although two cores are free, so
+/// the optimum is 10, not 5 (the bounds only prove 6: area 2*600*5/1000).
+#[test]
+fn memory_forces_serialisation() {
+    let inst = parse(
+        "SetSocInfo([[0,2]],[[0,1000]])
+AddOpInfo(1,1,0,[],[[1,0,5]],[[1,0,600]])
+GetInferenceScheResult([],[[1,1,1],[2,1,1]])",
+    );
+    let r = solve_checked(&inst, 0.5);
+    assert_eq!(r.makespan, Some(10));
+    let s = r.schedule.unwrap();
+    let mut starts = s.start.clone();
+    starts.sort();
+    assert_eq!(starts, vec![0, 5]);
+}
+
+/// Inter-op holds: op 1's sink (400) waits for every source of op 2 that uses
+/// the type; op 2 has two sources (300 each) on the single core, so the second
+/// starts at 10 and the sink holds until then: 400 + 300 = 700 <= 900 on
+/// [5, 10); at 10 the sink releases as the second source starts (half-open) and
+/// the first source, a sink with no successors, ends: 300. Makespan 15 = load.
+#[test]
+fn inter_op_hold_released_by_last_source() {
+    let inst = parse(
+        "SetSocInfo([[0,1]],[[0,900]])
+AddOpInfo(1,1,0,[],[[1,0,5]],[[1,0,400]])
+AddOpInfo(2,1,0,[],[[1,0,5],[2,0,5]],[[1,0,300],[2,0,300]])
+GetInferenceScheResult([[1,2]],[[1,1,1],[2,2,1]])",
+    );
+    let r = solve_checked(&inst, 0.5);
+    assert_eq!(r.makespan, Some(15));
+    assert_eq!(r.status, Status::Optimal);
+}
+
+fn tight(seed: u64) -> GenConfig {
+    GenConfig {
+        seed,
+        ops: 60,
+        tightness: 1.0,
+        mem_types: 3,
+        graphs: 3,
+        ..GenConfig::default()
+    }
+}
+
+/// Generated instances at full memory tightness where the plain parallel scheme
+/// (longest path first) deadlocks: the engine still returns a legal schedule.
+#[test]
+fn tight_memory_instances_where_greedy_deadlocks_are_solved() {
+    let mut regressions = 0;
+    for seed in 1..=12 {
+        let g = generate(&tight(seed)).unwrap();
+        let inst = parse(&g.text);
+        let ng = NodeGraph::new(&inst, g.witness.choice.clone()).unwrap();
+        let md = Model::new(&ng);
+        let paths = Paths::new(&ng);
+        let naive = run(&md, &keys(&ng, &paths, Rule::Lrp), Mode::Parallel);
+        if naive.is_ok() {
+            continue;
+        }
+        regressions += 1;
+        let r = solve_checked(&inst, 0.5);
+        assert!(
+            r.schedule.is_some(),
+            "seed {seed}: no schedule although the generator has one: {:?}",
+            r.notes
+        );
+    }
+    assert!(
+        regressions >= 3,
+        "expected several seeds where the naive greedy deadlocks, got {regressions}"
+    );
+}
+
+#[test]
+fn ordered_mode_on_a_legal_schedule_order_never_deadlocks() {
+    // The generator's witness is legal; the ordered mode following its start
+    // order must succeed (the serial schedule in that order is legal).
+    for seed in 1..=8 {
+        let g = generate(&tight(seed)).unwrap();
+        let inst = parse(&g.text);
+        let ng = NodeGraph::new(&inst, g.witness.choice.clone()).unwrap();
+        let md = Model::new(&ng);
+        let mut order: Vec<u32> = (0..ng.n_nodes() as u32).collect();
+        order.sort_by_key(|&v| (g.witness.start[v as usize], v));
+        let n = order.len();
+        let mut key = vec![0u64; n];
+        for (r, &v) in order.iter().enumerate() {
+            key[v as usize] = tmin::list::priority::key_of((n - r) as f64);
+        }
+        let s = run(&md, &key, Mode::Ordered).unwrap_or_else(|d| panic!("seed {seed}: {d:?}"));
+        assert!(check(&ng, &s, 5).is_empty());
+    }
+}
+
+#[test]
+fn solve_cli_writes_a_checked_schedule_and_json() {
+    let bin = env!("CARGO_BIN_EXE_tmin");
+    let dir = std::env::temp_dir().join(format!("tmin-list-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("s.txt");
+    let inst = format!("{}/instances/example1.txt", env!("CARGO_MANIFEST_DIR"));
+    let o = Command::new(bin)
+        .args(["solve", &inst, "--time-limit", "1", "--json", "-o"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["status"], "optimal");
+    assert_eq!(v["makespan"], 38);
+    assert_eq!(v["lower_bound"], 38);
+    assert_eq!(v["engine"], "list");
+    assert!(v["wall_seconds"].as_f64().is_some());
+    let c = Command::new(bin)
+        .args(["check", &inst])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_eq!(c.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&c.stdout).contains("legal: makespan 38"));
+
+    // No schedule: exit 3 and status unknown.
+    let bad = dir.join("bad.txt");
+    std::fs::write(&bad, JOINT_START.replace("[[0,2]]", "[[0,1]]")).unwrap();
+    let o = Command::new(bin)
+        .args(["solve", "--time-limit", "0.2", "--json"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["status"], "unknown");
+    assert!(v["makespan"].is_null());
+
+    // An op without a usable tiling: proven infeasible, exit 1.
+    std::fs::write(&bad, JOINT_START.replace("[[0,1024]]", "[[0,100]]")).unwrap();
+    let o = Command::new(bin)
+        .args(["solve", "--json"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["status"], "infeasible");
+    std::fs::remove_dir_all(&dir).ok();
+}
