@@ -186,6 +186,8 @@ pub fn solve_json(
 ) -> Value {
     json!({
         "instance": inst.name,
+        "ops": inst.graph.n_ops(),
+        "nodes": r.schedule.as_ref().map(|s| s.start.len()),
         "status": r.status.name(),
         "makespan": r.makespan,
         "lower_bound": r.lower_bound,

@@ -220,3 +220,30 @@ pub fn peak_rss_mib() -> Option<f64> {
     let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb / 1024.0)
 }
+
+/// Progress lines on stderr, at most one a second, only when enabled (a
+/// terminal, or `--progress`): long runs show they are alive without cluttering
+/// piped output.
+pub struct Progress {
+    enabled: bool,
+    start: Instant,
+    last: std::cell::Cell<Instant>,
+}
+
+impl Progress {
+    pub fn new(enabled: bool) -> Self {
+        let now = Instant::now();
+        Progress {
+            enabled,
+            start: now,
+            last: std::cell::Cell::new(now),
+        }
+    }
+    /// Prints `line()` if a second has passed since the last line.
+    pub fn tick(&self, line: impl FnOnce() -> String) {
+        if self.enabled && self.last.get().elapsed() >= Duration::from_secs(1) {
+            self.last.set(Instant::now());
+            eprintln!("[{:>7.1} s] {}", self.start.elapsed().as_secs_f64(), line());
+        }
+    }
+}

@@ -18,7 +18,7 @@ use std::time::Instant;
 use crate::bounds::{Bounds, lower_bounds};
 use crate::graph::NodeGraph;
 use crate::instance::Instance;
-use crate::solve::{Deadline, SolveOptions, SolveResult, Status};
+use crate::solve::{Deadline, Progress, SolveOptions, SolveResult, Status};
 
 use priority::{Paths, Rng, Rule, keys, perturb};
 use sgs::{Deadlock, Mode, Model};
@@ -233,7 +233,14 @@ impl<'g, 'a> Searcher<'g, 'a> {
     }
 
     /// Randomised sampling around the rules, with forward-backward on improvements.
-    pub fn sample(&mut self, rng: &mut Rng, target: u64, deadline: &Deadline, max_passes: usize) {
+    pub fn sample(
+        &mut self,
+        rng: &mut Rng,
+        target: u64,
+        deadline: &Deadline,
+        max_passes: usize,
+        progress: &Progress,
+    ) {
         // Every rule's keys cost 8 bytes a node: keep two rules on huge graphs.
         let rules: &[Rule] = if self.g.n_nodes() > 2_000_000 {
             &Rule::ALL[..2]
@@ -258,6 +265,14 @@ impl<'g, 'a> Searcher<'g, 'a> {
                 from,
             );
             done += 1;
+            progress.tick(|| {
+                let best = self.best.as_ref().map_or(0, |b| b.makespan);
+                format!(
+                    "list: {} passes, best {best}, bound {target}, gap {:.2}%",
+                    self.passes,
+                    100.0 * (best.saturating_sub(target)) as f64 / best.max(1) as f64
+                )
+            });
             if self.best.as_ref().map(|b| b.makespan) < before || before.is_none() {
                 self.forward_backward(3, target, deadline);
             }
@@ -295,6 +310,7 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
         return r;
     }
     let mut rng = Rng(opts.seed ^ 0x7431_6d69_6e00_0001);
+    let progress = Progress::new(opts.progress);
     let mut notes: Vec<String> = Vec::new();
 
     // 1. Initial choice; if it cannot be scheduled, a memory-lean one.
@@ -357,6 +373,9 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
         let search = deadline.share(0.5);
         let mut moves = 0usize;
         let mut improved = 0usize;
+        // (op, tiling) -> (moves that found no schedule at all, moves that did).
+        let mut outcome: std::collections::HashMap<(u32, u32), (u32, u32)> =
+            std::collections::HashMap::new();
         while !search.expired()
             && best.makespan > lb
             && search.remaining().as_secs_f64() > 2.0 * pass_seconds * 6.0
@@ -367,9 +386,23 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
                 .filter(|&t| t != choice[op as usize])
                 .collect();
             let mut cand = choice.clone();
-            cand[op as usize] = options[rng.below(options.len())];
+            let t = options[rng.below(options.len())];
+            cand[op as usize] = t;
             moves += 1;
-            if let Some(f) = evaluate(inst, cand.clone(), lb, &search)
+            progress.tick(|| {
+                format!(
+                    "list: tiling search, {moves} moves, best {}, bound {lb}",
+                    best.makespan
+                )
+            });
+            let found = evaluate(inst, cand.clone(), lb, &search);
+            let o = outcome.entry((op, t)).or_default();
+            if found.is_some() {
+                o.1 += 1;
+            } else if !search.expired() {
+                o.0 += 1;
+            }
+            if let Some(f) = found
                 && f.makespan <= best.makespan
             {
                 if f.makespan < best.makespan {
@@ -384,6 +417,23 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
             "tiling search: {moves} moves over {} flexible ops, {improved} improvements",
             flexible.len()
         ));
+        // Tilings that never led to a schedule: report them (the exact engines
+        // can prove whether they are infeasible).
+        let mut never: Vec<(u32, u32, u32)> = outcome
+            .iter()
+            .filter(|&(_, &(fail, ok))| fail > 0 && ok == 0)
+            .map(|(&(op, t), &(fail, _))| (op, t, fail))
+            .collect();
+        never.sort_unstable();
+        for &(op, t, fail) in never.iter().take(10) {
+            notes.push(format!(
+                "op {} tiling {}: no legal schedule found with it ({fail} tries; memory)",
+                inst.graph.ops[op as usize].id, inst.library.tilings[t as usize].id
+            ));
+        }
+        if never.len() > 10 {
+            notes.push(format!("... and {} more such tilings", never.len() - 10));
+        }
     }
 
     // 3. Sampling and forward-backward on the final choice.
@@ -392,7 +442,7 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
         let mut s = Searcher::new(&g);
         s.best = Some(best.clone());
         s.forward_backward(3, lb, &deadline);
-        s.sample(&mut rng, lb, &deadline, usize::MAX);
+        s.sample(&mut rng, lb, &deadline, usize::MAX, &progress);
         notes.push(format!("sampling: {} passes", s.passes));
         if let Some(f) = s.best
             && f.makespan < best.makespan
