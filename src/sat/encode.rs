@@ -1,0 +1,869 @@
+//! The CNF of "is there a schedule of the model with makespan <= T?" and the
+//! incremental solve loop with lazy core and memory cuts (models/sat.md).
+//!
+//! Integers are order-encoded: for an integer `X` with domain `[lo, hi]`, variable
+//! `lo + i` means `X <= lo + i` for `i` in `0 .. hi - lo`; `X <= t` is false for
+//! `t < lo` and true for `t >= hi`. Starts of nodes, and per op the end of its
+//! sinks (`F`) and the start of its sources (`G`), are such integers.
+
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::io;
+use std::rc::Rc;
+use std::time::Instant;
+
+use varisat::{ExtendFormula, Lit, ProofFormat, Solver, Var};
+
+use super::model::Model;
+use crate::instance::TypeIdx;
+
+/// Most clauses spent on redundant memory pairs.
+const MEMORY_PAIR_CLAUSES: usize = 2_000_000;
+
+/// A literal or a constant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum L {
+    T,
+    F,
+    Lit(Lit),
+}
+
+impl std::ops::Not for L {
+    type Output = L;
+    fn not(self) -> L {
+        match self {
+            L::T => L::F,
+            L::F => L::T,
+            L::Lit(l) => L::Lit(!l),
+        }
+    }
+}
+
+/// An order-encoded integer.
+#[derive(Clone, Copy, Debug)]
+pub struct IVar {
+    base: u32,
+    pub lo: i64,
+    pub hi: i64,
+}
+
+impl IVar {
+    /// `X <= t`.
+    #[inline]
+    pub fn le(&self, t: i64) -> L {
+        if t < self.lo {
+            L::F
+        } else if t >= self.hi {
+            L::T
+        } else {
+            L::Lit(Var::from_index((self.base as i64 + t - self.lo) as usize).positive())
+        }
+    }
+}
+
+/// The proof sink: discards everything, but fails once the stop time has passed,
+/// which is the only way to interrupt a varisat search (an I/O error of the
+/// proof writer aborts `solve`; the solver is then unusable and is dropped).
+struct Interrupt {
+    stop: Rc<Cell<Option<Instant>>>,
+}
+
+impl io::Write for Interrupt {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if let Some(s) = self.stop.get()
+            && Instant::now() >= s
+        {
+            return Err(io::Error::other("time limit"));
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The decoded model: a tiling per op (slot index, `u32::MAX` for absent ops)
+/// and a start per model node (scaled; meaningful for selected slots only).
+#[derive(Clone, Debug)]
+pub struct Decoded {
+    pub slot_of_op: Vec<u32>,
+    pub start: Vec<u64>,
+}
+
+impl Decoded {
+    pub fn makespan(&self, m: &Model) -> u64 {
+        let mut ms = 0;
+        for &s in &self.slot_of_op {
+            if s == u32::MAX {
+                continue;
+            }
+            let sl = &m.slots[s as usize];
+            for v in sl.first..sl.first + sl.n {
+                ms = ms.max(self.start[v as usize] + m.nodes[v as usize].dur);
+            }
+        }
+        ms
+    }
+}
+
+/// Outcome of one decision call.
+#[derive(Debug)]
+pub enum Answer {
+    Sat(Decoded),
+    Unsat,
+    /// Time limit: the solver is unusable afterwards.
+    Interrupted,
+}
+
+/// Counters for notes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stats {
+    pub vars: usize,
+    pub clauses: usize,
+    pub core_cuts: usize,
+    pub mem_cuts: usize,
+    pub solves: usize,
+    pub rebuilds: usize,
+}
+
+/// A solver whose proof output is the interruption hook.
+fn fresh_solver(stop: &Rc<Cell<Option<Instant>>>) -> Solver<'static> {
+    let mut solver = Solver::new();
+    if std::env::var_os("TMIN_SAT_NO_PROOF").is_some() {
+        return solver;
+    }
+    solver.write_proof(Interrupt { stop: stop.clone() }, ProofFormat::Varisat);
+    solver
+}
+
+pub struct Encoder<'m, 'a> {
+    pub m: &'m Model<'a>,
+    solver: Solver<'static>,
+    stop: Rc<Cell<Option<Instant>>>,
+    n_vars: u32,
+    /// Largest makespan the encoding admits (scaled).
+    pub tmax: i64,
+    pub start: Vec<IVar>,
+    /// Op end (`F`) and op start (`G`) integers, for ops with op edges.
+    fend: Vec<Option<IVar>>,
+    gstart: Vec<Option<IVar>>,
+    /// Selector per slot (`L::T` for ops with one candidate).
+    pub sel: Vec<L>,
+    /// Per node and memory type: (successor node, its slot's selector) that
+    /// extend the hold.
+    mem_types: Vec<TypeIdx>,
+    makespan_lits: HashMap<i64, L>,
+    hold_lits: HashMap<(u32, TypeIdx, i64), Lit>,
+    /// True once the clauses alone are unsatisfiable (no assumptions needed).
+    root_unsat: bool,
+    pub stats: Stats,
+    broken: bool,
+    /// Every clause added, flat (`clause_ends` closes each), to rebuild the solver
+    /// after an interruption without losing the lazy cuts.
+    log: Vec<Lit>,
+    clause_ends: Vec<usize>,
+}
+
+/// Clause count estimate for `tmax`, to refuse instances too large to encode.
+pub fn estimate(m: &Model, tmax: u64) -> u128 {
+    let tmax = u128::from(tmax);
+    let win = |v: usize| -> u128 {
+        let nd = &m.nodes[v];
+        let hi = tmax.saturating_sub(u128::from(nd.tail) + u128::from(nd.dur));
+        hi.saturating_sub(u128::from(nd.head)) + 1
+    };
+    let mut total: u128 = 0;
+    for v in 0..m.nodes.len() {
+        let w = win(v);
+        total += w; // order chain
+        let succs = m.inst.library.succs(m.nodes[v].lib).len() as u128;
+        total += succs * (w + 1);
+        if m.is_sink(v as u32) || m.is_source(v as u32) {
+            total += tmax + 1;
+        }
+    }
+    for op in 0..m.op_slots.len() as u32 {
+        total += m.op_succs(op).count() as u128 * (tmax + 1);
+    }
+    // One-core types: pairs of nodes with overlapping windows.
+    let cores = &m.inst.platform.cores;
+    let mut by_type: Vec<Vec<usize>> = vec![Vec::new(); cores.len()];
+    for (v, nd) in m.nodes.iter().enumerate() {
+        if nd.dur > 0 && (nd.core as usize) < cores.len() && cores[nd.core as usize].count == 1 {
+            by_type[nd.core as usize].push(v);
+        }
+    }
+    for list in &by_type {
+        let n = list.len() as u128;
+        if n > 20_000 {
+            return u128::MAX;
+        }
+        let mean: u128 = list.iter().map(|&v| win(v)).sum::<u128>() / n.max(1);
+        total += n * n.saturating_sub(1) * (mean + 1);
+    }
+    total
+}
+
+impl<'m, 'a> Encoder<'m, 'a> {
+    /// Builds the static clauses for makespans up to `tmax` (scaled).
+    pub fn new(m: &'m Model<'a>, tmax: u64) -> Self {
+        let stop = Rc::new(Cell::new(None));
+        let solver = fresh_solver(&stop);
+        let n_mem = m.inst.platform.mems.len() as TypeIdx;
+        let mut e = Encoder {
+            m,
+            solver,
+            stop,
+            n_vars: 0,
+            tmax: tmax as i64,
+            start: Vec::with_capacity(m.nodes.len()),
+            fend: vec![None; m.op_slots.len()],
+            gstart: vec![None; m.op_slots.len()],
+            sel: Vec::with_capacity(m.slots.len()),
+            mem_types: (0..n_mem).collect(),
+            makespan_lits: HashMap::new(),
+            hold_lits: HashMap::new(),
+            root_unsat: false,
+            stats: Stats::default(),
+            broken: false,
+            log: Vec::new(),
+            clause_ends: Vec::new(),
+        };
+        e.build();
+        e
+    }
+
+    fn new_var(&mut self) -> Lit {
+        let v = Var::from_index(self.n_vars as usize);
+        self.n_vars += 1;
+        self.stats.vars += 1;
+        v.positive()
+    }
+
+    fn new_int(&mut self, lo: i64, hi: i64) -> IVar {
+        let hi = hi.max(lo);
+        let base = self.n_vars;
+        self.n_vars += (hi - lo) as u32;
+        self.stats.vars += (hi - lo) as usize;
+        let x = IVar { base, lo, hi };
+        for t in lo..hi - 1 {
+            self.clause(&[!x.le(t), x.le(t + 1)]);
+        }
+        x
+    }
+
+    /// Adds a clause of literals and constants (satisfied ones are skipped).
+    pub fn clause(&mut self, lits: &[L]) {
+        let mut out: Vec<Lit> = Vec::with_capacity(lits.len());
+        for &l in lits {
+            match l {
+                L::T => return,
+                L::F => {}
+                L::Lit(x) => {
+                    if out.contains(&!x) {
+                        return;
+                    }
+                    if !out.contains(&x) {
+                        out.push(x);
+                    }
+                }
+            }
+        }
+        if out.is_empty() {
+            self.root_unsat = true;
+        }
+        self.stats.clauses += 1;
+        self.solver.add_clause(&out);
+        self.log.extend_from_slice(&out);
+        self.clause_ends.push(self.log.len());
+    }
+
+    /// A new solver with every clause added so far (learned clauses are lost),
+    /// after an interruption made the old one unusable.
+    pub fn rebuild(&mut self) {
+        // Loading writes proof steps: no stop time until the next search.
+        self.stop.set(None);
+        let mut solver = fresh_solver(&self.stop);
+        let mut from = 0;
+        for &to in &self.clause_ends {
+            solver.add_clause(&self.log[from..to]);
+            from = to;
+        }
+        self.solver = solver;
+        self.broken = false;
+        self.stats.rebuilds += 1;
+    }
+
+    /// `B + shift <= A` under `cond` (a disjunction of extra literals):
+    /// for every t, `A <= t -> B <= t - shift`.
+    fn le_imp(&mut self, a: IVar, b: IVar, shift: i64, cond: &[L]) {
+        let mut buf: Vec<L> = Vec::with_capacity(cond.len() + 2);
+        for t in a.lo..=a.hi {
+            let rhs = b.le(t - shift);
+            if rhs == L::T {
+                break;
+            }
+            buf.clear();
+            buf.push(!a.le(t));
+            buf.push(rhs);
+            buf.extend_from_slice(cond);
+            self.clause(&buf);
+        }
+    }
+
+    fn node_sel(&self, v: u32) -> L {
+        self.sel[self.m.nodes[v as usize].slot as usize]
+    }
+
+    fn build(&mut self) {
+        let m = self.m;
+        let tmax = self.tmax;
+        // Selectors.
+        for op in 0..m.op_slots.len() as u32 {
+            let r = m.op_slots[op as usize].clone();
+            if r.is_empty() {
+                continue; // absent op
+            }
+            if r.len() == 1 {
+                self.sel.push(L::T);
+            } else {
+                let lits: Vec<L> = r.clone().map(|_| L::Lit(self.new_var())).collect();
+                self.clause(&lits);
+                for i in 0..lits.len() {
+                    for j in i + 1..lits.len() {
+                        self.clause(&[!lits[i], !lits[j]]);
+                    }
+                }
+                self.sel.extend(lits);
+            }
+        }
+        // Starts.
+        for v in 0..m.nodes.len() {
+            let nd = &m.nodes[v];
+            let lo = nd.head as i64;
+            let hi = tmax - nd.tail as i64 - nd.dur as i64;
+            let x = self.new_int(lo, hi);
+            self.start.push(x);
+            if hi < lo {
+                let s = self.node_sel(v as u32);
+                self.clause(&[!s]);
+            }
+        }
+        // Intra-tiling precedence (unconditional: an unselected tiling can keep
+        // every node at its earliest start, which satisfies them).
+        for v in 0..m.nodes.len() as u32 {
+            let p = m.nodes[v as usize].dur as i64;
+            let succs: Vec<u32> = m.intra_succs(v).collect();
+            for w in succs {
+                self.le_imp(self.start[w as usize], self.start[v as usize], p, &[]);
+            }
+        }
+        // Op edges through F (end of op a's sinks) and G (start of op b's sources).
+        for op in 0..m.op_slots.len() as u32 {
+            let ou = op as usize;
+            if !m.present(op) {
+                continue;
+            }
+            if m.op_succs(op).next().is_some() {
+                let lo = if m.can_be_empty[ou] {
+                    0
+                } else {
+                    (m.op_head[ou] + m.min_cp[ou]) as i64
+                };
+                let hi = tmax - m.op_tail[ou] as i64;
+                let f = self.new_int(lo, hi);
+                self.fend[ou] = Some(f);
+                for s in m.op_slots[ou].clone() {
+                    let sinks: Vec<u32> = m.sinks(s).collect();
+                    for x in sinks {
+                        let p = m.nodes[x as usize].dur as i64;
+                        let c = !self.sel[s as usize];
+                        self.le_imp(f, self.start[x as usize], p, &[c]);
+                    }
+                }
+            }
+            if m.op_preds(op).next().is_some() {
+                let hi = if m.can_be_empty[ou] {
+                    tmax
+                } else {
+                    tmax - (m.op_tail[ou] + m.min_cp[ou]) as i64
+                };
+                let lo = if m.can_be_empty[ou] {
+                    0
+                } else {
+                    m.op_head[ou] as i64
+                };
+                let gv = self.new_int(lo, hi);
+                self.gstart[ou] = Some(gv);
+                for s in m.op_slots[ou].clone() {
+                    let sources: Vec<u32> = m.sources(s).collect();
+                    for y in sources {
+                        let c = !self.sel[s as usize];
+                        self.le_imp(self.start[y as usize], gv, 0, &[c]);
+                    }
+                }
+            }
+        }
+        for a in 0..m.op_slots.len() as u32 {
+            let Some(f) = self.fend[a as usize] else {
+                continue;
+            };
+            let succs: Vec<u32> = m.op_succs(a).collect();
+            for b in succs {
+                let gv = self.gstart[b as usize].expect("G exists for ops with preds");
+                self.le_imp(gv, f, 0, &[]);
+            }
+        }
+        // One-core types: pairwise order literals.
+        let cores = &m.inst.platform.cores;
+        let mut by_type: Vec<Vec<u32>> = vec![Vec::new(); cores.len()];
+        for (v, nd) in m.nodes.iter().enumerate() {
+            if nd.dur > 0 && cores[nd.core as usize].count == 1 {
+                by_type[nd.core as usize].push(v as u32);
+            }
+        }
+        for list in by_type {
+            let n = list.len();
+            // before[i][j]: "list[i] ends before list[j] starts" (None: never both selected).
+            let mut before: Vec<Vec<Option<L>>> = vec![vec![None; n]; n];
+            for i in 0..n {
+                for j in i + 1..n {
+                    let (u, v) = (list[i], list[j]);
+                    let (nu, nv) = (&m.nodes[u as usize], &m.nodes[v as usize]);
+                    if nu.slot != nv.slot && m.op_of(u) == m.op_of(v) {
+                        continue; // never both selected
+                    }
+                    let (xu, xv) = (self.start[u as usize], self.start[v as usize]);
+                    let (pu, pv) = (nu.dur as i64, nv.dur as i64);
+                    // Windows that cannot overlap fix the order.
+                    let o = if xu.hi + pu <= xv.lo {
+                        L::T
+                    } else if xv.hi + pv <= xu.lo {
+                        L::F
+                    } else {
+                        let o = L::Lit(self.new_var());
+                        let (su, sv) = (self.node_sel(u), self.node_sel(v));
+                        // o: u before v; not o: v before u.
+                        self.le_imp(xv, xu, pu, &[!o, !su, !sv]);
+                        self.le_imp(xu, xv, pv, &[o, !su, !sv]);
+                        o
+                    };
+                    before[i][j] = Some(o);
+                    before[j][i] = Some(!o);
+                }
+            }
+            // Redundant transitivity (no 3-cycles), valid as argued in models/sat.md.
+            if n <= 60 {
+                for i in 0..n {
+                    for j in i + 1..n {
+                        for k in j + 1..n {
+                            let (Some(ij), Some(jk), Some(ik)) =
+                                (before[i][j], before[j][k], before[i][k])
+                            else {
+                                continue;
+                            };
+                            self.clause(&[!ij, !jk, ik]);
+                            self.clause(&[ij, jk, !ik]);
+                        }
+                    }
+                }
+            }
+        }
+        self.memory_pairs();
+        log::info!(
+            "sat: encoded {} nodes, {} slots, horizon {} (unit {}): {} vars, {} clauses",
+            m.nodes.len(),
+            m.slots.len(),
+            tmax,
+            m.g,
+            self.stats.vars,
+            self.stats.clauses
+        );
+    }
+
+    /// Redundant memory pairs: two nodes whose demands of one memory type exceed
+    /// its size can never run at the same instant (running is part of holding), so
+    /// they get the disjunctive pair clauses of one-core types. Skipped for pairs
+    /// on one one-core type (already ordered) and when the clause count would pass
+    /// `MEMORY_PAIR_CLAUSES`.
+    fn memory_pairs(&mut self) {
+        let m = self.m;
+        let cores = &m.inst.platform.cores;
+        let n_mem = m.inst.platform.mems.len() as TypeIdx;
+        if n_mem == 0 {
+            return;
+        }
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        let mut cost: usize = 0;
+        let users: Vec<u32> = (0..m.nodes.len() as u32)
+            .filter(|&v| {
+                m.nodes[v as usize].dur > 0
+                    && m.inst
+                        .library
+                        .mems(m.nodes[v as usize].lib)
+                        .iter()
+                        .any(|d| d.amount > 0)
+            })
+            .collect();
+        for (i, &u) in users.iter().enumerate() {
+            for &v in &users[i + 1..] {
+                let (nu, nv) = (&m.nodes[u as usize], &m.nodes[v as usize]);
+                if nu.slot != nv.slot && m.op_of(u) == m.op_of(v) {
+                    continue;
+                }
+                if nu.core == nv.core && cores[nu.core as usize].count == 1 {
+                    continue;
+                }
+                let (xu, xv) = (self.start[u as usize], self.start[v as usize]);
+                let (pu, pv) = (nu.dur as i64, nv.dur as i64);
+                if xu.hi + pu <= xv.lo || xv.hi + pv <= xu.lo {
+                    continue;
+                }
+                let clash = (0..n_mem).any(|mt| {
+                    u128::from(m.demand(u, mt)) + u128::from(m.demand(v, mt))
+                        > u128::from(m.inst.platform.mems[mt as usize].size)
+                });
+                if clash {
+                    cost += (xu.hi - xu.lo + xv.hi - xv.lo + 2) as usize;
+                    if cost > MEMORY_PAIR_CLAUSES {
+                        log::info!("sat: too many memory pairs; left to lazy cuts");
+                        return;
+                    }
+                    pairs.push((u, v));
+                }
+            }
+        }
+        for (u, v) in pairs {
+            let (xu, xv) = (self.start[u as usize], self.start[v as usize]);
+            let (pu, pv) = (
+                m.nodes[u as usize].dur as i64,
+                m.nodes[v as usize].dur as i64,
+            );
+            let o = L::Lit(self.new_var());
+            let (su, sv) = (self.node_sel(u), self.node_sel(v));
+            self.le_imp(xv, xu, pu, &[!o, !su, !sv]);
+            self.le_imp(xu, xv, pv, &[o, !su, !sv]);
+        }
+    }
+
+    /// The literal "makespan <= t" (created on first use).
+    pub fn makespan_le(&mut self, t: i64) -> L {
+        if t >= self.tmax {
+            return L::T;
+        }
+        if let Some(&l) = self.makespan_lits.get(&t) {
+            return l;
+        }
+        let lit = L::Lit(self.new_var());
+        for v in 0..self.m.nodes.len() {
+            let nd = &self.m.nodes[v];
+            let bound = t - nd.tail as i64 - nd.dur as i64;
+            let c = [!lit, !self.sel[nd.slot as usize], self.start[v].le(bound)];
+            self.clause(&c);
+        }
+        self.makespan_lits.insert(t, lit);
+        lit
+    }
+
+    /// Adds the unit "makespan <= t" for good (a schedule with makespan <= t is known,
+    /// so only better ones are of interest) or its negation (proven impossible).
+    pub fn fix_makespan(&mut self, t: i64, holds: bool) {
+        let l = self.makespan_le(t);
+        self.clause(&[if holds { l } else { !l }]);
+    }
+
+    /// Decides "makespan <= t" under extra assumptions, with lazy cuts, until a
+    /// model passes every rule, the formula is unsatisfiable, or `stop` passes.
+    pub fn decide(&mut self, t: i64, extra: &[Lit], stop: Instant) -> Answer {
+        if self.broken {
+            return Answer::Interrupted;
+        }
+        let ml = self.makespan_le(t);
+        let mut assumptions: Vec<Lit> = extra.to_vec();
+        match ml {
+            L::F => return Answer::Unsat,
+            L::Lit(l) => assumptions.push(l),
+            L::T => {}
+        }
+        loop {
+            if self.root_unsat {
+                return Answer::Unsat;
+            }
+            if Instant::now() >= stop {
+                return Answer::Interrupted;
+            }
+            self.stop.set(Some(stop));
+            self.solver.assume(&assumptions);
+            self.stats.solves += 1;
+            let r = self.solver.solve();
+            match r {
+                Err(e) => {
+                    log::debug!("sat: solve stopped: {e}");
+                    self.broken = true;
+                    return Answer::Interrupted;
+                }
+                Ok(false) => return Answer::Unsat,
+                Ok(true) => {}
+            }
+            let d = self.decode();
+            let cuts = self.core_cuts(&d) + self.memory_cuts(&d);
+            if cuts == 0 {
+                return Answer::Sat(d);
+            }
+        }
+    }
+
+    /// Whether the formula without assumptions is known unsatisfiable.
+    pub fn is_root_unsat(&self) -> bool {
+        self.root_unsat
+    }
+
+    fn decode(&self) -> Decoded {
+        let model = self.solver.model().expect("a model after SAT");
+        let mut val = vec![false; self.n_vars as usize];
+        for l in model {
+            if l.var().index() < val.len() {
+                val[l.var().index()] = l.is_positive();
+            }
+        }
+        let is_true = |l: L| match l {
+            L::T => true,
+            L::F => false,
+            L::Lit(x) => val[x.var().index()] == x.is_positive(),
+        };
+        let m = self.m;
+        let mut slot_of_op = vec![u32::MAX; m.op_slots.len()];
+        for (op, r) in m.op_slots.iter().enumerate() {
+            if let Some(s) = r.clone().find(|&s| is_true(self.sel[s as usize])) {
+                slot_of_op[op] = s;
+            }
+        }
+        let start = self
+            .start
+            .iter()
+            .map(|x| {
+                let mut t = x.lo;
+                while t < x.hi && !is_true(x.le(t)) {
+                    t += 1;
+                }
+                t as u64
+            })
+            .collect();
+        Decoded { slot_of_op, start }
+    }
+
+    /// Selected nodes of a decoded model.
+    fn selected(&self, d: &Decoded) -> Vec<u32> {
+        let mut out = Vec::new();
+        for &s in &d.slot_of_op {
+            if s != u32::MAX {
+                let sl = &self.m.slots[s as usize];
+                out.extend(sl.first..sl.first + sl.n);
+            }
+        }
+        out
+    }
+
+    /// Core types with more than one core: finds instants where more nodes run
+    /// than there are cores and forbids those sets of nodes from running together.
+    fn core_cuts(&mut self, d: &Decoded) -> usize {
+        let m = self.m;
+        let cores = &m.inst.platform.cores;
+        let sel = self.selected(d);
+        let mut by_type: Vec<Vec<u32>> = vec![Vec::new(); cores.len()];
+        for &v in &sel {
+            let nd = &m.nodes[v as usize];
+            if nd.dur > 0 && cores[nd.core as usize].count > 1 {
+                by_type[nd.core as usize].push(v);
+            }
+        }
+        let mut cuts = 0;
+        for (c, mut list) in by_type.into_iter().enumerate() {
+            let k = cores[c].count as usize;
+            if list.len() <= k {
+                continue;
+            }
+            list.sort_by_key(|&v| d.start[v as usize]);
+            let mut active: Vec<u32> = Vec::new();
+            let mut found = 0;
+            for &v in &list {
+                let s = d.start[v as usize];
+                active.retain(|&u| d.start[u as usize] + m.nodes[u as usize].dur > s);
+                active.push(v);
+                if active.len() > k && found < 8 {
+                    found += 1;
+                    // v and k others running at s (those that started last).
+                    let mut set: Vec<u32> = active.iter().rev().take(k + 1).copied().collect();
+                    set.sort_unstable();
+                    self.forbid_running_together(&set, s as i64);
+                    cuts += 1;
+                }
+            }
+        }
+        self.stats.core_cuts += cuts;
+        cuts
+    }
+
+    /// Clauses: the nodes of `set` never all run at one instant. Added at every
+    /// instant of the common part of their possible run windows, up to a cap around
+    /// `t` (each clause is valid on its own).
+    fn forbid_running_together(&mut self, set: &[u32], t: i64) {
+        let m = self.m;
+        let mut from = i64::MIN;
+        let mut to = i64::MAX;
+        for &v in set {
+            let x = self.start[v as usize];
+            from = from.max(x.lo);
+            to = to.min(x.hi + m.nodes[v as usize].dur as i64);
+        }
+        let from = from.max(t - 128);
+        let to = to.min(t + 128);
+        let mut lits: Vec<L> = Vec::with_capacity(3 * set.len());
+        for u in from..to {
+            lits.clear();
+            for &v in set {
+                let x = self.start[v as usize];
+                lits.push(!x.le(u));
+                lits.push(x.le(u - m.nodes[v as usize].dur as i64));
+                lits.push(!self.node_sel(v));
+            }
+            self.clause(&lits);
+        }
+    }
+
+    /// Memory (SPEC 4.4): finds instants where the holds exceed a size and forbids
+    /// those holders from holding together there (with hold literals).
+    fn memory_cuts(&mut self, d: &Decoded) -> usize {
+        let m = self.m;
+        let sel = self.selected(d);
+        let mut cuts = 0;
+        let types = self.mem_types.clone();
+        for mt in types {
+            let size = m.inst.platform.mems[mt as usize].size;
+            // Holds of selected nodes: (from, until, node, amount).
+            let mut holds: Vec<(u64, u64, u32, u64)> = Vec::new();
+            for &v in &sel {
+                let amt = m.demand(v, mt);
+                if amt == 0 {
+                    continue;
+                }
+                let s = d.start[v as usize];
+                let mut until = s + m.nodes[v as usize].dur;
+                self.for_each_mem_succ(v, mt, |y, _| {
+                    let ys = m.nodes[y as usize].slot;
+                    let chosen = d.slot_of_op[m.slots[ys as usize].op as usize] == ys;
+                    if chosen {
+                        until = until.max(d.start[y as usize]);
+                    }
+                });
+                if until > s {
+                    holds.push((s, until, v, amt));
+                }
+            }
+            if holds.is_empty() {
+                continue;
+            }
+            // Sweep instants where holds begin (the total only rises there).
+            let mut begins: Vec<u64> = holds.iter().map(|h| h.0).collect();
+            begins.sort_unstable();
+            begins.dedup();
+            let mut found = 0;
+            let mut last_set: Vec<u32> = Vec::new();
+            for &t in &begins {
+                let mut at: Vec<(u64, u32, u64, u64)> = holds
+                    .iter()
+                    .filter(|h| h.0 <= t && t < h.1)
+                    .map(|h| (h.3, h.2, h.0, h.1))
+                    .collect();
+                let total: u128 = at.iter().map(|h| u128::from(h.0)).sum();
+                if total <= u128::from(size) {
+                    continue;
+                }
+                // A small subset that still exceeds: largest amounts first.
+                at.sort_by_key(|h| std::cmp::Reverse(h.0));
+                let mut sum: u128 = 0;
+                let mut set = Vec::new();
+                let (mut from, mut to) = (0u64, u64::MAX);
+                for h in &at {
+                    sum += u128::from(h.0);
+                    set.push(h.1);
+                    from = from.max(h.2);
+                    to = to.min(h.3);
+                    if sum > u128::from(size) {
+                        break;
+                    }
+                }
+                set.sort_unstable();
+                if set == last_set {
+                    continue;
+                }
+                last_set = set.clone();
+                // Every instant of the common hold of `set` in this model is a violation.
+                let to = to.min(from + 32);
+                for u in from..to {
+                    let mut lits = Vec::with_capacity(set.len());
+                    for &x in &set {
+                        lits.push(L::Lit(!self.hold_lit(x, mt, u as i64)));
+                    }
+                    self.clause(&lits);
+                }
+                cuts += 1;
+                found += 1;
+                if found >= 16 {
+                    break;
+                }
+            }
+        }
+        self.stats.mem_cuts += cuts;
+        cuts
+    }
+
+    /// Calls `f(y, selector of y)` for every node `y` that may be a direct successor
+    /// of `x` demanding memory type `mt` (intra-tiling, or a source of a successor
+    /// op's candidate tiling when `x` is a sink).
+    fn for_each_mem_succ(&self, x: u32, mt: TypeIdx, mut f: impl FnMut(u32, L)) {
+        let m = self.m;
+        for y in m.intra_succs(x) {
+            if m.demand(y, mt) > 0 {
+                f(y, L::T);
+            }
+        }
+        if m.is_sink(x) {
+            for b in m.op_succs(m.op_of(x)) {
+                for s in m.op_slots[b as usize].clone() {
+                    for y in m.sources(s) {
+                        if m.demand(y, mt) > 0 {
+                            f(y, self.sel[s as usize]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A literal implied by "node x holds memory type mt at instant t":
+    /// h <- sel(x) & s_x <= t & s_x > t - p_x, and for each successor y demanding
+    /// mt: h <- sel(x) & sel(y) & s_x <= t & s_y > t.
+    fn hold_lit(&mut self, x: u32, mt: TypeIdx, t: i64) -> Lit {
+        if let Some(&h) = self.hold_lits.get(&(x, mt, t)) {
+            return h;
+        }
+        let L::Lit(h) = L::Lit(self.new_var()) else {
+            unreachable!()
+        };
+        let xs = self.start[x as usize];
+        let p = self.m.nodes[x as usize].dur as i64;
+        let sx = self.node_sel(x);
+        if p > 0 {
+            self.clause(&[L::Lit(h), !sx, !xs.le(t), xs.le(t - p)]);
+        }
+        let mut succ: Vec<(u32, L)> = Vec::new();
+        self.for_each_mem_succ(x, mt, |y, ys| succ.push((y, ys)));
+        for (y, ys) in succ {
+            let yl = self.start[y as usize].le(t);
+            self.clause(&[L::Lit(h), !sx, !ys, !xs.le(t), yl]);
+        }
+        self.hold_lits.insert((x, mt, t), h);
+        h
+    }
+}

@@ -1,0 +1,335 @@
+//! The scheduling model the SAT engine encodes: every candidate tiling of every
+//! op at once (a "superset" node graph whose nodes exist only when their tiling's
+//! selector is true), in time units of `g`, the gcd of all durations, with
+//! start windows from heads and tails valid for every tiling choice.
+//!
+//! The exactness arguments (gcd scaling, horizon, dominance) are in models/sat.md.
+
+use crate::instance::{Instance, TypeIdx};
+
+/// One candidate (op, tiling): its nodes are `first .. first + n` of the model.
+#[derive(Clone, Debug)]
+pub struct Slot {
+    pub op: u32,
+    /// Library tiling index.
+    pub tiling: u32,
+    pub first: u32,
+    pub n: u32,
+}
+
+/// One node of a candidate tiling, in scaled time units.
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub slot: u32,
+    /// Library node index.
+    pub lib: u32,
+    pub dur: u64,
+    pub core: TypeIdx,
+    /// Earliest start in every schedule that selects this node's tiling.
+    pub head: u64,
+    /// Least time from this node's end to the makespan.
+    pub tail: u64,
+}
+
+/// The model for a set of candidate tilings per op (ops with no candidate are
+/// absent: they and their op edges are ignored).
+pub struct Model<'a> {
+    pub inst: &'a Instance,
+    /// Time unit: every duration is a multiple of it.
+    pub g: u64,
+    /// Candidate slots of each op (a range into `slots`).
+    pub op_slots: Vec<std::ops::Range<u32>>,
+    pub slots: Vec<Slot>,
+    pub nodes: Vec<Node>,
+    /// Per op: least start of its sources and least time after its sinks (scaled).
+    pub op_head: Vec<u64>,
+    pub op_tail: Vec<u64>,
+    /// Per op: least critical path over its candidates, and whether one is empty.
+    pub min_cp: Vec<u64>,
+    pub can_be_empty: Vec<bool>,
+    /// Sum over ops of the largest total duration of a candidate (scaled, saturating):
+    /// some optimal schedule of every tiling choice ends by then (models/sat.md).
+    pub horizon: u64,
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+impl<'a> Model<'a> {
+    pub fn new(inst: &'a Instance, cand: &[Vec<u32>]) -> Self {
+        let lib = &inst.library;
+        let n_ops = inst.graph.n_ops();
+        assert_eq!(cand.len(), n_ops);
+        let mut g = 0u64;
+        for ts in cand {
+            for &t in ts {
+                for v in lib.tilings[t as usize].nodes() {
+                    g = gcd(g, lib.node_dur[v as usize]);
+                }
+            }
+        }
+        let g = g.max(1);
+        let mut op_slots = Vec::with_capacity(n_ops);
+        let mut slots = Vec::new();
+        let mut nodes: Vec<Node> = Vec::new();
+        let mut min_cp = vec![0u64; n_ops];
+        let mut can_be_empty = vec![false; n_ops];
+        let mut horizon = 0u64;
+        for (op, ts) in cand.iter().enumerate() {
+            let s0 = slots.len() as u32;
+            let mut work_max = 0u64;
+            for (k, &t) in ts.iter().enumerate() {
+                let tl = &lib.tilings[t as usize];
+                let slot = slots.len() as u32;
+                slots.push(Slot {
+                    op: op as u32,
+                    tiling: t,
+                    first: nodes.len() as u32,
+                    n: tl.n_nodes,
+                });
+                let mut work = 0u64;
+                for v in tl.nodes() {
+                    let d = lib.node_dur[v as usize] / g;
+                    work = work.saturating_add(d);
+                    nodes.push(Node {
+                        slot,
+                        lib: v,
+                        dur: d,
+                        core: lib.node_core[v as usize],
+                        head: 0,
+                        tail: 0,
+                    });
+                }
+                work_max = work_max.max(work);
+                let cp = tl.critical_path / g;
+                min_cp[op] = if k == 0 { cp } else { min_cp[op].min(cp) };
+                if tl.n_nodes == 0 {
+                    can_be_empty[op] = true;
+                }
+            }
+            horizon = horizon.saturating_add(work_max);
+            op_slots.push(s0..slots.len() as u32);
+        }
+        let mut m = Model {
+            inst,
+            g,
+            op_slots,
+            slots,
+            nodes,
+            op_head: vec![0; n_ops],
+            op_tail: vec![0; n_ops],
+            min_cp,
+            can_be_empty,
+            horizon,
+        };
+        m.heads_tails();
+        m
+    }
+
+    pub fn present(&self, op: u32) -> bool {
+        !self.op_slots[op as usize].is_empty()
+    }
+
+    /// Present successor ops of `op`.
+    pub fn op_succs(&self, op: u32) -> impl Iterator<Item = u32> + '_ {
+        self.inst
+            .graph
+            .succs(op)
+            .iter()
+            .copied()
+            .filter(|&b| self.present(b))
+    }
+    pub fn op_preds(&self, op: u32) -> impl Iterator<Item = u32> + '_ {
+        self.inst
+            .graph
+            .preds(op)
+            .iter()
+            .copied()
+            .filter(|&a| self.present(a))
+    }
+
+    /// Whether op `op` has a single candidate (its selector is constant true).
+    pub fn fixed(&self, op: u32) -> bool {
+        self.op_slots[op as usize].len() == 1
+    }
+
+    /// Intra-tiling successors of model node `v` (model indices).
+    pub fn intra_succs(&self, v: u32) -> impl Iterator<Item = u32> + '_ {
+        let nd = &self.nodes[v as usize];
+        let first = self.slots[nd.slot as usize].first;
+        self.inst
+            .library
+            .succs(nd.lib)
+            .iter()
+            .map(move |&l| first + l)
+    }
+    pub fn is_sink(&self, v: u32) -> bool {
+        self.inst
+            .library
+            .succs(self.nodes[v as usize].lib)
+            .is_empty()
+    }
+    pub fn is_source(&self, v: u32) -> bool {
+        self.inst
+            .library
+            .preds(self.nodes[v as usize].lib)
+            .is_empty()
+    }
+    pub fn sinks(&self, slot: u32) -> impl Iterator<Item = u32> + '_ {
+        let s = &self.slots[slot as usize];
+        self.inst
+            .library
+            .sinks(s.tiling)
+            .iter()
+            .map(move |&l| s.first + l)
+    }
+    pub fn sources(&self, slot: u32) -> impl Iterator<Item = u32> + '_ {
+        let s = &self.slots[slot as usize];
+        self.inst
+            .library
+            .sources(s.tiling)
+            .iter()
+            .map(move |&l| s.first + l)
+    }
+    pub fn demand(&self, v: u32, m: TypeIdx) -> u64 {
+        self.inst.library.demand(self.nodes[v as usize].lib, m)
+    }
+    pub fn op_of(&self, v: u32) -> u32 {
+        self.slots[self.nodes[v as usize].slot as usize].op
+    }
+
+    /// Op heads and tails over present ops (chains stop at ops that may be empty),
+    /// then node windows from the longest intra-tiling paths.
+    fn heads_tails(&mut self) {
+        let n_ops = self.inst.graph.n_ops();
+        let g = &self.inst.graph;
+        let mut indeg: Vec<u32> = (0..n_ops as u32).map(|o| g.preds(o).len() as u32).collect();
+        let mut order: Vec<u32> = (0..n_ops as u32)
+            .filter(|&o| indeg[o as usize] == 0)
+            .collect();
+        let mut h = 0;
+        while h < order.len() {
+            let o = order[h];
+            h += 1;
+            for &b in g.succs(o) {
+                indeg[b as usize] -= 1;
+                if indeg[b as usize] == 0 {
+                    order.push(b);
+                }
+            }
+        }
+        for &o in &order {
+            let ou = o as usize;
+            if !self.present(o) || self.can_be_empty[ou] {
+                continue;
+            }
+            let reach = self.op_head[ou].saturating_add(self.min_cp[ou]);
+            for &b in g.succs(o) {
+                self.op_head[b as usize] = self.op_head[b as usize].max(reach);
+            }
+        }
+        for &o in order.iter().rev() {
+            let ou = o as usize;
+            if !self.present(o) || self.can_be_empty[ou] {
+                continue;
+            }
+            let reach = self.op_tail[ou].saturating_add(self.min_cp[ou]);
+            for &a in g.preds(o) {
+                self.op_tail[a as usize] = self.op_tail[a as usize].max(reach);
+            }
+        }
+        let lib = &self.inst.library;
+        let mut local: Vec<u32> = Vec::new();
+        let mut indeg: Vec<u32> = Vec::new();
+        for si in 0..self.slots.len() {
+            let s = self.slots[si].clone();
+            let tl = &lib.tilings[s.tiling as usize];
+            let base = tl.first_node;
+            indeg.clear();
+            indeg.extend(tl.nodes().map(|v| lib.preds(v).len() as u32));
+            local.clear();
+            local.extend(lib.sources(s.tiling).iter().copied());
+            let mut h = 0;
+            while h < local.len() {
+                let l = local[h];
+                h += 1;
+                for &x in lib.succs(base + l) {
+                    indeg[x as usize] -= 1;
+                    if indeg[x as usize] == 0 {
+                        local.push(x);
+                    }
+                }
+            }
+            let (oh, ot) = (self.op_head[s.op as usize], self.op_tail[s.op as usize]);
+            for &l in &local {
+                let v = (s.first + l) as usize;
+                self.nodes[v].head = self.nodes[v].head.max(oh);
+                let end = self.nodes[v].head.saturating_add(self.nodes[v].dur);
+                for &x in lib.succs(base + l) {
+                    let w = (s.first + x) as usize;
+                    self.nodes[w].head = self.nodes[w].head.max(end);
+                }
+            }
+            for &l in local.iter().rev() {
+                let v = (s.first + l) as usize;
+                let mut after = ot;
+                for &x in lib.succs(base + l) {
+                    let w = (s.first + x) as usize;
+                    after = after.max(self.nodes[w].tail.saturating_add(self.nodes[w].dur));
+                }
+                self.nodes[v].tail = after;
+            }
+        }
+    }
+}
+
+/// Candidate tilings of `op`: its usable tilings without those dominated by
+/// another (models/sat.md, "Dominance"): an empty tiling dominates every tiling;
+/// otherwise `a` dominates `b` when both have the same nodes, edges and core
+/// types, and each node of `a` lasts no longer and demands no more of every
+/// memory type than the same node of `b`. Of identical tilings the first is kept.
+pub fn candidates(inst: &Instance, op: u32) -> Vec<u32> {
+    let all: Vec<u32> = inst.usable_tilings(op).collect();
+    if let Some(&e) = all
+        .iter()
+        .find(|&&t| inst.library.tilings[t as usize].n_nodes == 0)
+    {
+        return vec![e];
+    }
+    let mut keep = Vec::new();
+    'outer: for (i, &b) in all.iter().enumerate() {
+        for (j, &a) in all.iter().enumerate() {
+            if i != j && dominates(inst, a, b) && (j < i || !dominates(inst, b, a)) {
+                continue 'outer;
+            }
+        }
+        keep.push(b);
+    }
+    keep
+}
+
+/// Whether tiling `a` dominates tiling `b` (same structure, no worse node by node).
+pub fn dominates(inst: &Instance, a: u32, b: u32) -> bool {
+    let lib = &inst.library;
+    let (ta, tb) = (&lib.tilings[a as usize], &lib.tilings[b as usize]);
+    if ta.n_nodes != tb.n_nodes {
+        return false;
+    }
+    let n_mem = inst.platform.mems.len() as TypeIdx;
+    for l in 0..ta.n_nodes {
+        let (va, vb) = (ta.first_node + l, tb.first_node + l);
+        if lib.node_core[va as usize] != lib.node_core[vb as usize]
+            || lib.node_dur[va as usize] > lib.node_dur[vb as usize]
+            || lib.succs(va) != lib.succs(vb)
+        {
+            return false;
+        }
+        for m in 0..n_mem {
+            if lib.demand(va, m) > lib.demand(vb, m) {
+                return false;
+            }
+        }
+    }
+    true
+}

@@ -1,0 +1,389 @@
+//! The SAT engine (issue 5): optima and infeasibility proofs on instances whose
+//! answer is derived by hand in a comment, on ft06, and against an independent
+//! brute force (every start vector, judged by the validator) on tiny random
+//! instances. No timed assertions: the time limits are generous safety nets.
+
+use std::time::Duration;
+
+use tmin::generate::{GenConfig, generate};
+use tmin::graph::NodeGraph;
+use tmin::import::read_jsp;
+use tmin::instance::{Instance, parse_reader};
+use tmin::schedule::{Schedule, check};
+use tmin::solve::{SolveOptions, SolveResult, Status};
+
+fn inst(text: &str) -> Instance {
+    parse_reader(text.as_bytes(), "inline.txt").unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn sat(i: &Instance) -> SolveResult {
+    let opts = SolveOptions {
+        time_limit: Duration::from_secs(60),
+        ..SolveOptions::default()
+    };
+    let r = tmin::sat::solve(i, &opts);
+    assert_eq!(r.engine, "sat");
+    r
+}
+
+#[track_caller]
+fn assert_optimal(r: &SolveResult, want: u64) {
+    assert_eq!(r.status, Status::Optimal, "{r:#?}");
+    assert_eq!(r.makespan, Some(want), "{r:#?}");
+    assert_eq!(r.lower_bound, want, "{r:#?}");
+}
+
+#[test]
+fn task_book_example_is_38() {
+    let i = inst(include_str!("../instances/example1.txt"));
+    assert_optimal(&sat(&i), 38);
+}
+
+#[test]
+fn ft06_is_55() {
+    let js = read_jsp(include_str!("data/ft06.jsp").as_bytes(), "ft06.jsp").unwrap();
+    let i = inst(&js.to_instance_text());
+    let r = sat(&i);
+    assert_optimal(&r, 55);
+}
+
+/// Nodes 1 (type-0 core, 1 long, 600 of memory 0), 2 (type 0, 1, 400), 3 (type-1
+/// core, 3, 400), 4 (type 1, 2, no memory), 5 (type 0, 4, 500); edges 1->2, 1->3.
+/// Two type-0 cores, one type-1 core; memory 0 has 1000.
+///
+/// Makespan 5 is impossible: the type-1 core must run 3 and 4 (5 units) without
+/// a gap, and 3 cannot start before 1 ends (>= 1), so 4 runs [0,2) and 3 [2,5).
+/// Node 1 then starts at 0 or 1 and, by the hold rule, keeps its 600 until 3
+/// starts at 2, so it holds at instant 1. Node 5 (4 long) must start at 0 or 1,
+/// so it runs at instant 1 too: 600 + 500 > 1000.
+/// Makespan 6: 1 [0,1), 2 [1,2), 3 [1,4), 4 [4,6), 5 [2,6): holds 600 on [0,1),
+/// 800 on [1,2), 900 on [2,4), 500 on [4,6). So the optimum is 6. (Were memory
+/// freed at the end, 5 would fit: 1 [0,1), 2 [1,2), 4 [0,2), 3 [2,5), 5 [1,5).)
+/// The crate's bounds give 5 (type-1 load, memory area), so 6 needs a proof.
+const HOLD_EXTENSION: &str = "SetSocInfo([[0,2],[1,1]],[[0,1000]])
+AddOpInfo(1,1,0,[[1,2],[1,3]],[[1,0,1],[2,0,1],[3,1,3],[4,1,2],[5,0,4]],[[1,0,600],[2,0,400],[3,0,400],[5,0,500]])
+GetInferenceScheResult([],[[1,1,1]])";
+
+#[test]
+fn memory_hold_extension_within_an_op() {
+    let i = inst(HOLD_EXTENSION);
+    assert_eq!(tmin::bounds::lower_bounds(&i).best.value, 5);
+    assert_optimal(&sat(&i), 6);
+}
+
+/// The same as HOLD_EXTENSION spread over four ops: op 1 is node 1, op 2 holds
+/// nodes 2 and 3 (both sources, both demanding memory 0), op 3 is node 4, op 4
+/// node 5, op edge 1 -> 2. Op 1's sink holds its 600 until both sources of op 2
+/// have started (SPEC 4.4 across an op edge); the argument above is unchanged:
+/// optimum 6.
+const HOLD_ACROSS_OPS: &str = "SetSocInfo([[0,2],[1,1]],[[0,1000]])
+AddOpInfo(1,1,0,[],[[1,0,1]],[[1,0,600]])
+AddOpInfo(2,1,0,[],[[1,0,1],[2,1,3]],[[1,0,400],[2,0,400]])
+AddOpInfo(3,1,0,[],[[1,1,2]],[])
+AddOpInfo(4,1,0,[],[[1,0,4]],[[1,0,500]])
+GetInferenceScheResult([[1,2]],[[1,1,1],[2,2,1],[3,3,1],[4,4,1]])";
+
+#[test]
+fn memory_hold_extension_across_an_op_edge() {
+    let i = inst(HOLD_ACROSS_OPS);
+    assert_optimal(&sat(&i), 6);
+}
+
+/// One core, memory 1024. Node 1 (5 long) holds 1024 and has two successors of
+/// 512 each (5 long). They cannot start at the same instant on one core, so when
+/// the first starts node 1 still holds 1024 (it waits for the second): 1536 > 1024.
+/// The only tiling is usable (no demand exceeds the size) yet never schedulable.
+const NEVER_RELEASES: &str = "SetSocInfo([[0,1]],[[0,1024]])
+AddOpInfo(1,1,0,[[1,2],[1,3]],[[1,0,5],[2,0,5],[3,0,5]],[[1,0,1024],[2,0,512],[3,0,512]])
+GetInferenceScheResult([],[[1,1,1]])";
+
+#[test]
+fn only_usable_tiling_never_schedulable_is_infeasible() {
+    let i = inst(NEVER_RELEASES);
+    assert!(i.ops_without_usable_tiling().is_empty());
+    let r = sat(&i);
+    assert_eq!(r.status, Status::Infeasible, "{r:#?}");
+    assert!(r.schedule.is_none());
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("infeasible") && n.contains("op 1")),
+        "{:?}",
+        r.notes
+    );
+}
+
+#[test]
+fn never_schedulable_tiling_is_pruned_and_the_other_used() {
+    // Tiling 0 as above (never schedulable); tiling 1 is a chain 1 -> 2 (1024 then
+    // 512, 5 each): node 1 frees at 5 as node 2 starts. Optimum 10 with tiling 1.
+    let text = NEVER_RELEASES.replace(
+        "GetInferenceScheResult",
+        "AddOpInfo(1,1,1,[[1,2]],[[1,0,5],[2,0,5]],[[1,0,1024],[2,0,512]])\nGetInferenceScheResult",
+    );
+    let i = inst(&text);
+    let r = sat(&i);
+    assert_optimal(&r, 10);
+    assert_eq!(r.schedule.as_ref().unwrap().choice, vec![1]);
+}
+
+#[test]
+fn several_cores_per_type() {
+    // Four independent nodes of 3 on a type with 2 cores, plus one of 2 on
+    // another type; no memory. Two rounds on the 2 cores: optimum 6.
+    let i = inst(
+        "SetSocInfo([[0,2],[1,1]],[])
+AddOpInfo(1,1,0,[],[[1,0,3],[2,0,3],[3,0,3],[4,0,3],[5,1,2]],[])
+GetInferenceScheResult([],[[1,1,1]])",
+    );
+    assert_optimal(&sat(&i), 6);
+}
+
+// ------------------------------------------------- brute force on tiny instances
+
+/// Least makespan over every tiling choice and every start vector (starts up to
+/// the sum of durations, which suffices: models/sat.md), each judged by the
+/// validator with cores assigned by interval colouring. `None`: infeasible.
+fn brute_force(i: &Instance) -> Option<u64> {
+    let mut choices: Vec<Vec<u32>> = vec![Vec::new()];
+    for op in 0..i.graph.n_ops() as u32 {
+        let ts: Vec<u32> = i.usable_tilings(op).collect();
+        choices = choices
+            .into_iter()
+            .flat_map(|c| {
+                ts.iter().map(move |&t| {
+                    let mut c = c.clone();
+                    c.push(t);
+                    c
+                })
+            })
+            .collect();
+    }
+    let mut best: Option<u64> = None;
+    for choice in choices {
+        let g = NodeGraph::new(i, choice.clone()).unwrap();
+        let n = g.n_nodes();
+        let horizon: u64 = g.dur.iter().sum();
+        let order = g.topo_order();
+        let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for v in 0..n as u32 {
+            g.for_each_pred(v, |u| preds[v as usize].push(u));
+        }
+        let mut start = vec![0u64; n];
+        dfs(
+            &g, &choice, &order, &preds, 0, horizon, &mut start, &mut best,
+        );
+    }
+    best
+}
+
+#[allow(clippy::too_many_arguments)]
+fn dfs(
+    g: &NodeGraph,
+    choice: &[u32],
+    order: &[u32],
+    preds: &[Vec<u32>],
+    k: usize,
+    horizon: u64,
+    start: &mut Vec<u64>,
+    best: &mut Option<u64>,
+) {
+    if k == order.len() {
+        let ms = (0..start.len())
+            .map(|v| start[v] + g.dur[v])
+            .max()
+            .unwrap_or(0);
+        if best.is_some_and(|b| ms >= b) {
+            return;
+        }
+        let s = Schedule {
+            choice: choice.to_vec(),
+            start: start.clone(),
+            core: colour(g, start),
+        };
+        if check(g, &s, 1).is_empty() {
+            *best = Some(ms);
+        }
+        return;
+    }
+    let v = order[k] as usize;
+    let ready = preds[v]
+        .iter()
+        .map(|&u| start[u as usize] + g.dur[u as usize])
+        .max()
+        .unwrap_or(0);
+    let mut limit = horizon.saturating_sub(g.dur[v]);
+    if let Some(b) = *best {
+        // Only strictly better schedules are of interest.
+        if b <= g.dur[v] {
+            return;
+        }
+        limit = limit.min(b - 1 - g.dur[v]);
+    }
+    for s in ready..=limit {
+        start[v] = s;
+        dfs(g, choice, order, preds, k + 1, horizon, start, best);
+    }
+}
+
+/// Core ids by interval colouring in start order (uses no more cores than the
+/// largest number of nodes running at once; the validator judges the rest).
+fn colour(g: &NodeGraph, start: &[u64]) -> Vec<u32> {
+    let n = start.len();
+    let mut idx: Vec<usize> = (0..n).filter(|&v| g.dur[v] > 0).collect();
+    idx.sort_by_key(|&v| start[v]);
+    let mut core = vec![0u32; n];
+    let mut busy_until: Vec<Vec<u64>> = g
+        .inst
+        .platform
+        .cores
+        .iter()
+        .map(|c| vec![0; c.count as usize])
+        .collect();
+    for v in idx {
+        let c = g.core[v] as usize;
+        let k = busy_until[c]
+            .iter()
+            .position(|&e| e <= start[v])
+            .unwrap_or(0);
+        busy_until[c][k] = start[v] + g.dur[v];
+        core[v] = k as u32;
+    }
+    core
+}
+
+#[test]
+fn matches_brute_force_on_tiny_instances() {
+    let mut checked = 0;
+    let mut tight = 0;
+    for seed in 1..=24u64 {
+        let cfg = GenConfig {
+            seed,
+            ops: 2 + (seed % 2) as u32,
+            op_types: 2,
+            shapes: 1,
+            tilings: 1 + (seed % 3) as u32,
+            nodes_min: 1,
+            nodes_max: if seed % 2 == 0 { 3 } else { 2 },
+            width: 2,
+            cores: vec![1, 2],
+            mem_types: 1,
+            tightness: 1.0,
+            max_time: 3,
+            density: 1.0,
+            ..GenConfig::default()
+        };
+        let generated = generate(&cfg).unwrap();
+        let i = &generated.instance;
+        let want = brute_force(i);
+        let r = sat(i);
+        match want {
+            Some(ms) => {
+                assert_optimal(&r, ms);
+                if r.bound_source.starts_with("SAT") {
+                    tight += 1;
+                }
+            }
+            None => assert_eq!(r.status, Status::Infeasible, "seed {seed}: {r:#?}"),
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 24);
+    // Some answers must have needed the solver's own proof, not only the bounds.
+    assert!(tight > 0, "no instance needed a SAT proof");
+}
+
+/// A tiny random instance: 1-2 ops, 1-2 tilings each of 1-3 nodes (at most 5
+/// nodes per choice), durations 1-2, random intra-op edges, one memory type whose
+/// size lies between the largest demand and the total, so that the memory rule
+/// binds often and some instances are infeasible.
+fn tiny(seed: u64) -> Option<String> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut rnd = move |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    };
+    let cores0 = 1 + rnd(2);
+    let n_ops = 1 + rnd(2);
+    let mut lines = Vec::new();
+    let mut max_nodes = 0;
+    let mut demands: Vec<u64> = Vec::new();
+    for op in 1..=n_ops {
+        let mut most = 0;
+        for t in 0..1 + rnd(2) {
+            let n = 1 + rnd(3);
+            most = most.max(n);
+            let mut edges = Vec::new();
+            for a in 1..=n {
+                for b in a + 1..=n {
+                    if rnd(10) < 4 {
+                        edges.push(format!("[{a},{b}]"));
+                    }
+                }
+            }
+            let mut run = Vec::new();
+            let mut mem = Vec::new();
+            for v in 1..=n {
+                run.push(format!("[{v},{},{}]", rnd(2), 1 + rnd(2)));
+                if rnd(10) < 8 {
+                    let d = 1 + rnd(6);
+                    demands.push(d);
+                    mem.push(format!("[{v},0,{d}]"));
+                }
+            }
+            lines.push(format!(
+                "AddOpInfo({op},1,{t},[{}],[{}],[{}])",
+                edges.join(","),
+                run.join(","),
+                mem.join(",")
+            ));
+        }
+        max_nodes += most;
+    }
+    if max_nodes > 5 || demands.is_empty() {
+        return None;
+    }
+    let big = *demands.iter().max().unwrap();
+    let total: u64 = demands.iter().sum();
+    let size = big + rnd(total.saturating_sub(big).max(1));
+    let op_edges = if n_ops == 2 && rnd(2) == 0 {
+        "[1,2]"
+    } else {
+        ""
+    };
+    let ops: Vec<String> = (1..=n_ops).map(|o| format!("[{o},{o},1]")).collect();
+    Some(format!(
+        "SetSocInfo([[0,{cores0}],[1,1]],[[0,{size}]])\n{}\nGetInferenceScheResult([{op_edges}],[{}])\n",
+        lines.join("\n"),
+        ops.join(",")
+    ))
+}
+
+#[test]
+fn matches_brute_force_on_tiny_memory_bound_instances() {
+    let (mut checked, mut infeasible, mut by_sat) = (0, 0, 0);
+    for seed in 1..=400u64 {
+        let Some(text) = tiny(seed) else { continue };
+        let i = inst(&text);
+        let want = brute_force(&i);
+        let r = sat(&i);
+        match want {
+            Some(ms) => {
+                assert_eq!(r.status, Status::Optimal, "seed {seed}\n{text}\n{r:#?}");
+                assert_eq!(r.makespan, Some(ms), "seed {seed}\n{text}\n{r:#?}");
+                if r.bound_source.starts_with("SAT") {
+                    by_sat += 1;
+                }
+            }
+            None => {
+                assert_eq!(r.status, Status::Infeasible, "seed {seed}\n{text}\n{r:#?}");
+                infeasible += 1;
+            }
+        }
+        checked += 1;
+    }
+    eprintln!("{checked} tiny instances: {infeasible} infeasible, {by_sat} proven by SAT");
+    assert!(checked >= 100 && infeasible > 0 && by_sat > 0);
+}
