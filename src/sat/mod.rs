@@ -90,7 +90,6 @@ pub fn to_schedule(m: &Model, d: &Decoded) -> Schedule {
 
 fn run(inst: &Instance, opts: &SolveOptions, deadline: &Deadline) -> SolveResult {
     let bounds = lower_bounds(inst);
-    let n_ops = inst.graph.n_ops();
     if !inst.ops_without_usable_tiling().is_empty() {
         return crate::list::solve_with_bounds(inst, opts, &bounds);
     }
@@ -120,6 +119,20 @@ fn run(inst: &Instance, opts: &SolveOptions, deadline: &Deadline) -> SolveResult
         res.note("the list schedule meets the lower bound: nothing to search");
         return res;
     }
+    search(inst, deadline, &bounds, res)
+}
+
+/// The exact search from an incumbent result (a legal schedule, or none) and the
+/// instance's lower bounds: the portfolio calls this with a shared incumbent.
+/// Returns the better of the incumbent and what the search proves and finds.
+pub fn search(
+    inst: &Instance,
+    deadline: &Deadline,
+    bounds: &crate::bounds::Bounds,
+    mut res: SolveResult,
+) -> SolveResult {
+    let n_ops = inst.graph.n_ops();
+    let incumbent = res.makespan;
 
     // 2. Candidate tilings: dominated ones dropped, then those that cannot be
     //    scheduled even alone (memory) pruned by the solver.
