@@ -1,9 +1,44 @@
-//! The exact MILP engine (HiGHS through good_lp). Being written: see issue 4.
+//! The exact MILP engine (HiGHS).
+//!
+//! 1. List scheduling gives the incumbent (`list::solve_with_bounds`), the
+//!    combinatorial bounds the first lower bound.
+//! 2. Tiling combinations are enumerated (after removing exactly dominated
+//!    tilings), each gets its own lower bound (`Net::lower_bound`), and those
+//!    below the incumbent are solved best bound first, sharing the incumbent.
+//! 3. Each combination is one MILP: time-indexed or disjunctive (chosen by
+//!    size under `Formulation::Auto`), warm-started from the incumbent when it
+//!    belongs to that combination, otherwise asked for a strictly better
+//!    schedule (horizon = incumbent - 1).
+//! 4. The lower bound reported is max(combinatorial bound, min over tiling
+//!    combinations still open of their bound), where an open combination's
+//!    bound is the larger of its own combinatorial bound and HiGHS's dual
+//!    bound. Every decoded schedule passes the validator.
+//!
+//! The formulations are documented in `models/README.md`.
 
-use std::path::PathBuf;
+mod disjunctive;
+mod highs;
+mod model;
+mod net;
+mod time_indexed;
 
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::bounds::{Bounds, lower_bounds};
+use crate::graph::NodeGraph;
 use crate::instance::Instance;
-use crate::solve::{SolveOptions, SolveResult};
+use crate::list::Searcher;
+use crate::schedule::Schedule;
+use crate::solve::{Deadline, SolveOptions, SolveResult, Status};
+
+use disjunctive::Disjunctive;
+use highs::{Params, RunStatus};
+use model::{Ctx, Formulated, to_schedule};
+use net::Net;
+use time_indexed::TimeIndexed;
+
+pub use net::MAX_NODES;
 
 /// Which formulation to build.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,9 +68,826 @@ impl Default for MilpOptions {
     }
 }
 
+const ENGINE: &str = "milp";
+
+/// Most tiling combinations enumerated and bounded one by one.
+pub const MAX_COMBINATIONS: u64 = 1024;
+
+/// Under `Auto`, the time-indexed model is used up to this many binaries.
+const TIME_INDEXED_MAX_BINARIES: u64 = 8_000;
+
+/// A tiling combination: one library tiling per op, and its lower bound.
+#[derive(Clone, Debug)]
+struct Combo {
+    choice: Vec<u32>,
+    bound: u64,
+    /// Closed: solved, pruned by the bound, or shown to hold no better schedule.
+    closed: bool,
+    /// A list pass has run on it.
+    listed: bool,
+}
+
+/// Tilings of each op that no other usable tiling of the op dominates exactly
+/// (same subgraph and core types, each node no longer and demanding no more
+/// of any memory type; see models/README.md). Ties keep the first.
+fn undominated_tilings(inst: &Instance, op: u32) -> Vec<u32> {
+    let all: Vec<u32> = inst.usable_tilings(op).collect();
+    let mut keep = Vec::new();
+    for (i, &a) in all.iter().enumerate() {
+        let dominated = all
+            .iter()
+            .enumerate()
+            .any(|(j, &b)| j != i && dominates(inst, b, a) && (!dominates(inst, a, b) || j < i));
+        if !dominated {
+            keep.push(a);
+        }
+    }
+    keep
+}
+
+/// Tiling `b` dominates `a`: every schedule using `a` stays legal, with the
+/// same start times, when `a` is replaced by `b`.
+fn dominates(inst: &Instance, b: u32, a: u32) -> bool {
+    let lib = &inst.library;
+    let (ta, tb) = (&lib.tilings[a as usize], &lib.tilings[b as usize]);
+    if ta.n_nodes != tb.n_nodes {
+        return false;
+    }
+    for l in 0..ta.n_nodes {
+        let (va, vb) = (ta.first_node + l, tb.first_node + l);
+        if lib.node_core[va as usize] != lib.node_core[vb as usize]
+            || lib.node_dur[vb as usize] > lib.node_dur[va as usize]
+            || lib.succs(va) != lib.succs(vb)
+        {
+            return false;
+        }
+        for m in 0..inst.platform.mems.len() {
+            let m = m as u8;
+            if lib.demand(vb, m) > lib.demand(va, m) {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// True when every memory size, in units of the gcd of the size and its
+/// demands, is at most 10^6: HiGHS's tolerances then resolve one unit.
+fn memory_is_precise(inst: &Instance) -> bool {
+    fn gcd(a: u64, b: u64) -> u64 {
+        if b == 0 { a } else { gcd(b, a % b) }
+    }
+    let lib = &inst.library;
+    let mut g: Vec<u64> = inst.platform.mems.iter().map(|m| m.size).collect();
+    for d in &lib.mem {
+        let k = d.mem as usize;
+        g[k] = gcd(g[k], d.amount);
+    }
+    inst.platform
+        .mems
+        .iter()
+        .zip(&g)
+        .all(|(m, &gk)| gk == 0 || m.size / gk <= 1_000_000)
+}
+
 /// Solves with the MILP engine (list scheduling gives the incumbent).
-pub fn solve(inst: &Instance, opts: &SolveOptions, _mopts: &MilpOptions) -> SolveResult {
-    let mut r = crate::list::solve(inst, opts);
-    r.note("MILP engine not yet available: list scheduling result");
+pub fn solve(inst: &Instance, opts: &SolveOptions, mopts: &MilpOptions) -> SolveResult {
+    let t0 = std::time::Instant::now();
+    let mut r = Engine::new(inst, opts, mopts, true).run();
+    r.wall_seconds = t0.elapsed().as_secs_f64();
     r
+}
+
+/// The exact search from an incumbent result (a legal schedule, or none) and
+/// the instance's lower bounds, within `deadline`: the portfolio calls this
+/// with a shared incumbent. Returns the better of the incumbent and what the
+/// search proves and finds (the incumbent's notes first).
+pub fn search(
+    inst: &Instance,
+    opts: &SolveOptions,
+    mopts: &MilpOptions,
+    deadline: &Deadline,
+    bounds: &Bounds,
+    inc: SolveResult,
+) -> SolveResult {
+    if matches!(inc.status, Status::Optimal | Status::Infeasible) {
+        return inc;
+    }
+    let mut e = Engine::new(inst, opts, mopts, true);
+    e.deadline = deadline.clone();
+    e.bounds = bounds.clone();
+    e.floor = inc.lower_bound;
+    e.floor_source = inc.bound_source.clone();
+    if let (Some(s), Some(m)) = (inc.schedule.clone(), inc.makespan) {
+        e.best = Some(s);
+        e.best_makespan = m;
+        e.best_how = format!("incumbent from {}", inc.engine);
+    }
+    let mut r = e.exact();
+    let mut notes = inc.notes;
+    notes.append(&mut r.notes);
+    r.notes = notes;
+    r
+}
+
+/// The engine without the list-scheduling incumbent (no warm start, no
+/// cutoff): every schedule comes from a MILP solution. For tests of the
+/// formulations.
+#[doc(hidden)]
+pub fn solve_cold(inst: &Instance, opts: &SolveOptions, mopts: &MilpOptions) -> SolveResult {
+    let t0 = std::time::Instant::now();
+    let mut r = Engine::new(inst, opts, mopts, false).run();
+    r.wall_seconds = t0.elapsed().as_secs_f64();
+    r
+}
+
+struct Engine<'a> {
+    inst: &'a Instance,
+    opts: &'a SolveOptions,
+    mopts: &'a MilpOptions,
+    deadline: Deadline,
+    bounds: Bounds,
+    best: Option<Schedule>,
+    best_makespan: u64,
+    best_how: String,
+    notes: Vec<String>,
+    /// Start from the list scheduler's incumbent.
+    warm: bool,
+    /// A HiGHS run was abandoned (it overran its limit): start no more.
+    abandoned: bool,
+    /// A lower bound proven elsewhere (the portfolio's incumbent result).
+    floor: u64,
+    floor_source: String,
+}
+
+impl<'a> Engine<'a> {
+    fn new(inst: &'a Instance, opts: &'a SolveOptions, mopts: &'a MilpOptions, warm: bool) -> Self {
+        Engine {
+            inst,
+            opts,
+            mopts,
+            deadline: Deadline::after(opts.time_limit),
+            bounds: lower_bounds(inst),
+            best: None,
+            best_makespan: u64::MAX,
+            best_how: String::new(),
+            notes: Vec::new(),
+            warm,
+            abandoned: false,
+            floor: 0,
+            floor_source: String::new(),
+        }
+    }
+
+    fn note(&mut self, s: String) {
+        log::info!("{s}");
+        if self.opts.progress {
+            eprintln!("milp: {s}");
+        }
+        self.notes.push(s);
+    }
+
+    fn run(mut self) -> SolveResult {
+        let inst = self.inst;
+        // 1. Incumbent and bounds from the list engine, on a small share of the time.
+        let list_secs = (self.opts.time_limit.as_secs_f64() * 0.002).clamp(0.05, 0.5);
+        let list_opts = SolveOptions {
+            time_limit: Duration::from_secs_f64(list_secs.min(self.opts.time_limit.as_secs_f64())),
+            progress: false,
+            ..self.opts.clone()
+        };
+        if !self.warm {
+            if let Some(&op) = inst.ops_without_usable_tiling().first() {
+                let mut r = SolveResult::without_schedule(Status::Infeasible, 0, "none", ENGINE);
+                r.note(format!("infeasible: {}", inst.why_no_usable_tiling(op)));
+                return r;
+            }
+            self.note("cold start: no list-scheduling incumbent".into());
+            return self.exact();
+        }
+        let list = crate::list::solve_with_bounds(inst, &list_opts, &self.bounds);
+        if list.status == Status::Infeasible {
+            let mut r = list;
+            r.engine = ENGINE.into();
+            return r;
+        }
+        if let Some(s) = list.schedule.clone() {
+            self.best_makespan = list.makespan.expect("a schedule has a makespan");
+            self.best = Some(s);
+            self.best_how = "list scheduling".into();
+        }
+        self.note(match list.makespan {
+            Some(m) => format!(
+                "incumbent from list scheduling ({list_secs:.2} s): makespan {m}, lower bound {}",
+                self.bounds.best.value
+            ),
+            None => "list scheduling found no schedule: the MILP starts without incumbent".into(),
+        });
+        if list.status == Status::Optimal {
+            self.note("list scheduling reached the combinatorial lower bound".into());
+            return self.finish(Vec::new());
+        }
+        self.exact()
+    }
+
+    /// Enumerates and solves the tiling combinations.
+    fn exact(mut self) -> SolveResult {
+        let inst = self.inst;
+        // 2. Tiling combinations.
+        let per_op: Vec<Vec<u32>> = (0..inst.graph.n_ops() as u32)
+            .map(|op| undominated_tilings(inst, op))
+            .collect();
+        let usable: u64 = (0..inst.graph.n_ops() as u32)
+            .map(|op| inst.usable_tilings(op).count() as u64)
+            .fold(1u64, |a, b| a.saturating_mul(b));
+        let product: u64 = per_op
+            .iter()
+            .fold(1u64, |a, t| a.saturating_mul(t.len() as u64));
+        if product > MAX_COMBINATIONS {
+            self.note(format!(
+                "{product} tiling combinations (after dominance; {usable} before): more than \
+                 {MAX_COMBINATIONS}, too many to enumerate; falling back to list scheduling \
+                 and the combinatorial bound"
+            ));
+            return self.fallback();
+        }
+        let max_nodes = per_op
+            .iter()
+            .map(|ts| {
+                ts.iter()
+                    .map(|&t| u64::from(inst.library.tilings[t as usize].n_nodes))
+                    .max()
+                    .unwrap_or(0)
+            })
+            .sum::<u64>();
+        if max_nodes > MAX_NODES as u64 {
+            self.note(format!(
+                "up to {max_nodes} nodes: more than the {MAX_NODES} the MILP engine takes; \
+                 falling back to list scheduling and the combinatorial bound"
+            ));
+            return self.fallback();
+        }
+        let mut combos = self.enumerate(&per_op);
+        if combos.is_empty() {
+            // A combination could not be built (reported in a note).
+            return self.fallback();
+        }
+        combos.sort_by_key(|c| c.bound);
+        self.note(format!(
+            "{} tiling combination(s) ({usable} before dominance); bounds {}..{}",
+            combos.len(),
+            combos.first().map_or(0, |c| c.bound),
+            combos.last().map_or(0, |c| c.bound),
+        ));
+
+        // 3. Without an incumbent, quick list passes over every combination
+        //    first (a fifth of the time at most): any schedule prunes.
+        if self.warm && self.best.is_none() {
+            let budget = self.deadline.share(0.2);
+            for combo in combos.iter_mut() {
+                if budget.expired() {
+                    break;
+                }
+                self.list_pass(combo, &budget);
+            }
+        }
+        // 4. Solve them best bound first: in a first pass each open
+        //    combination gets an equal share of the time left, in a second
+        //    pass the open ones get all of it, in turn.
+        for pass in 0..2 {
+            let open: Vec<usize> = (0..combos.len())
+                .filter(|&k| {
+                    let c = &combos[k];
+                    !c.closed && (self.best.is_none() || c.bound < self.best_makespan)
+                })
+                .collect();
+            for (i, &k) in open.iter().enumerate() {
+                let combo = &mut combos[k];
+                if self.best.is_some() && combo.bound >= self.best_makespan {
+                    combo.closed = true;
+                    continue;
+                }
+                let remaining = self.deadline.remaining().as_secs_f64();
+                if remaining < 0.2 || self.abandoned {
+                    break;
+                }
+                let budget = if pass == 0 {
+                    (remaining / (open.len() - i) as f64).max(remaining.min(1.0))
+                } else {
+                    remaining
+                };
+                self.solve_combo(k, combo, budget);
+            }
+        }
+        self.finish(combos)
+    }
+
+    /// A quick list-scheduling pass on one combination (once).
+    fn list_pass(&mut self, combo: &mut Combo, deadline: &Deadline) {
+        if combo.listed || !self.warm {
+            return;
+        }
+        combo.listed = true;
+        if self.best.as_ref().is_some_and(|b| b.choice == combo.choice) {
+            return;
+        }
+        let Ok(g) = NodeGraph::new(self.inst, combo.choice.clone()) else {
+            return;
+        };
+        let mut se = Searcher::new(&g);
+        se.deterministic(combo.bound, deadline);
+        if let Some(f) = se.best
+            && f.makespan < self.best_makespan
+        {
+            let _ = self.offer(f.schedule, "list scheduling on a tiling combination");
+        }
+    }
+
+    /// No MILP: list scheduling for the rest of the time.
+    fn fallback(mut self) -> SolveResult {
+        let remaining = self.deadline.remaining();
+        if remaining > Duration::from_millis(10) {
+            let o = SolveOptions {
+                time_limit: remaining,
+                progress: false,
+                ..self.opts.clone()
+            };
+            let r = crate::list::solve_with_bounds(self.inst, &o, &self.bounds);
+            if let Some(s) = r.schedule {
+                let _ = self.offer(s, "list scheduling (fallback)");
+            }
+        }
+        self.finish(Vec::new())
+    }
+
+    fn enumerate(&mut self, per_op: &[Vec<u32>]) -> Vec<Combo> {
+        let n_ops = per_op.len();
+        let mut idx = vec![0usize; n_ops];
+        let mut out = Vec::new();
+        loop {
+            let choice: Vec<u32> = (0..n_ops).map(|o| per_op[o][idx[o]]).collect();
+            match NodeGraph::new(self.inst, choice.clone()) {
+                Ok(g) => match Net::new(&g) {
+                    Ok(net) => {
+                        let b = (net.lower_bound().max(0) as u64).saturating_mul(net.scale);
+                        out.push(Combo {
+                            choice,
+                            bound: b.max(self.bounds.best.value),
+                            closed: false,
+                            listed: false,
+                        });
+                    }
+                    Err(e) => {
+                        self.note(format!("tiling combination not modelled: {e}"));
+                        return Vec::new();
+                    }
+                },
+                Err(e) => {
+                    self.note(format!("tiling combination not modelled: {e}"));
+                    return Vec::new();
+                }
+            }
+            // Next combination (mixed radix).
+            let mut o = 0;
+            while o < n_ops {
+                idx[o] += 1;
+                if idx[o] < per_op[o].len() {
+                    break;
+                }
+                idx[o] = 0;
+                o += 1;
+            }
+            if o == n_ops {
+                return out;
+            }
+        }
+    }
+
+    /// Offers a schedule; keeps it when it is legal and better. Ok(improved)
+    /// when legal, Err when the validator rejected it.
+    fn offer(&mut self, s: Schedule, how: &str) -> Result<bool, ()> {
+        match SolveResult::found(self.inst, s.clone(), 0, "none", ENGINE) {
+            Ok(r) => {
+                let m = r.makespan.expect("found has a makespan");
+                if m < self.best_makespan {
+                    self.best_makespan = m;
+                    self.best = Some(s);
+                    self.best_how = how.to_string();
+                    return Ok(true);
+                }
+                Ok(false)
+            }
+            Err(e) => {
+                // Never keep the schedule. Memory sizes beyond the solver's
+                // precision explain a memory violation (models/README.md,
+                // section 9); anything else is an engine bug.
+                let numeric = how.starts_with("MILP")
+                    && !memory_is_precise(self.inst)
+                    && e.contains("[memory]")
+                    && !["[structure]", "[core-id]", "[precedence]", "[core-overlap]"]
+                        .iter()
+                        .any(|t| e.contains(t));
+                if numeric {
+                    log::warn!("{e}");
+                    self.notes.push(format!(
+                        "a MILP solution was rejected by the validator: memory sizes \
+                         exceed the solver's precision ({e})"
+                    ));
+                } else {
+                    log::error!("{e}");
+                    self.notes.push(format!("internal error: {e}"));
+                }
+                Err(())
+            }
+        }
+    }
+
+    /// Solves one combination within `budget` seconds. (Restarting HiGHS
+    /// with the tighter horizon after each improvement was tried: on ft10,
+    /// la16, la19 and orb01 it was no better, so one run gets the budget.)
+    fn solve_combo(&mut self, rank: usize, combo: &mut Combo, budget: f64) {
+        let inst = self.inst;
+        // A quick list pass on this combination may improve the incumbent.
+        let quick = self.deadline.share(0.05);
+        self.list_pass(combo, &quick);
+        let g = NodeGraph::new(inst, combo.choice.clone()).expect("built before");
+        let net = Net::new(&g).expect("built before");
+        if self.deadline.remaining().as_secs_f64() >= 0.2 {
+            self.attempt(rank, combo, &net, budget);
+        }
+    }
+
+    /// One MILP run on a combination under the current incumbent.
+    fn attempt(&mut self, rank: usize, combo: &mut Combo, net: &Net, budget: f64) {
+        let s = net.scale;
+        let lb_scaled = combo.bound.div_ceil(s) as i64;
+        let label = format!("combination {} (bound {})", rank + 1, combo.bound);
+        let own = self.best.as_ref().is_some_and(|b| b.choice == combo.choice);
+        if self.best.is_some() && combo.bound >= self.best_makespan {
+            combo.closed = true;
+            return;
+        }
+        // Horizon (scaled): the incumbent's own combination keeps it as start;
+        // others must beat it; without incumbent, a bound no schedule needs to exceed.
+        let (h, start) = if let Some(b) = self.best.as_ref() {
+            if own {
+                let st: Vec<i64> = b.start.iter().map(|&x| (x / s) as i64).collect();
+                ((self.best_makespan / s) as i64, Some(st))
+            } else {
+                ((self.best_makespan.saturating_sub(1) / s) as i64, None)
+            }
+        } else {
+            // Removing idle gaps keeps a schedule legal (models/README.md), so
+            // some optimal schedule ends by sum(p) + number of points.
+            let sum: i64 = net.p.iter().sum();
+            (sum + net.n_points as i64, None)
+        };
+        if Ctx::new(net, h, lb_scaled).is_none() {
+            self.note(format!(
+                "{label}: no schedule within horizon {} (window propagation)",
+                h as u64 * s
+            ));
+            combo.closed = true;
+            return;
+        }
+        // Destructive bound: the least horizon the window propagation does not
+        // refute (a refuted horizon has no schedule, nor has any shorter one).
+        let (mut lo, mut hi) = (lb_scaled.min(h), h);
+        while lo < hi && !self.deadline.expired() {
+            let mid = lo + (hi - lo) / 2;
+            if Ctx::new(net, mid, lb_scaled.min(mid)).is_some() {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        let lb_scaled = lb_scaled.max(lo);
+        if lb_scaled as u64 * s > combo.bound {
+            combo.bound = lb_scaled as u64 * s;
+            self.note(format!(
+                "{label}: window propagation refutes every horizon below {}",
+                combo.bound
+            ));
+            if self.best.is_some() && combo.bound >= self.best_makespan {
+                combo.closed = true;
+                return;
+            }
+        }
+        let label = format!("combination {} (bound {})", rank + 1, combo.bound);
+        let Some(ctx) = Ctx::new(net, h, lb_scaled) else {
+            self.note(format!(
+                "{label}: no schedule within horizon {}",
+                h as u64 * s
+            ));
+            combo.closed = true;
+            return;
+        };
+        let ti_size = time_indexed::size_estimate(&ctx);
+        let form = match self.mopts.formulation {
+            Formulation::Auto => {
+                // Memory and multi-core types are flows in the disjunctive
+                // model (weak); one-core types are its strength.
+                let cumulative = net.mems.iter().any(|mt| ctx.memory_may_bind(mt))
+                    || net
+                        .core_count
+                        .iter()
+                        .enumerate()
+                        .any(|(c, &k)| k > 1 && ctx.cores_may_bind(&net.on_core(c), k));
+                let (f, why) = if !cumulative {
+                    (
+                        Formulation::Disjunctive,
+                        "only one-core types can bind".to_string(),
+                    )
+                } else if ti_size <= TIME_INDEXED_MAX_BINARIES {
+                    (
+                        Formulation::TimeIndexed,
+                        format!(
+                            "memory or multi-core types bind and it needs {ti_size} binaries \
+                             (at most {TIME_INDEXED_MAX_BINARIES})"
+                        ),
+                    )
+                } else {
+                    (
+                        Formulation::Disjunctive,
+                        format!(
+                            "the time-indexed model would need {ti_size} binaries \
+                             (more than {TIME_INDEXED_MAX_BINARIES})"
+                        ),
+                    )
+                };
+                log::info!(
+                    "{label}: {} model chosen: {why} (horizon {h} units of {s})",
+                    if f == Formulation::TimeIndexed {
+                        "time-indexed"
+                    } else {
+                        "disjunctive"
+                    }
+                );
+                f
+            }
+            f => f,
+        };
+        let names = self.mopts.export_dir.is_some();
+        let built: Result<Box<dyn Formulated + '_>, ()> = match form {
+            Formulation::TimeIndexed => Ok(Box::new(TimeIndexed::build(&ctx, names))),
+            _ => match Disjunctive::build(&ctx, names) {
+                Ok(d) => Ok(Box::new(d)),
+                Err(disjunctive::NoSchedule) => Err(()),
+            },
+        };
+        let Ok(model) = built else {
+            self.note(format!(
+                "{label}: two nodes can be ordered neither way within the horizon"
+            ));
+            combo.closed = true;
+            return;
+        };
+        let form_name = if form == Formulation::TimeIndexed {
+            "time-indexed"
+        } else {
+            "disjunctive"
+        };
+        let mp = model.milp();
+        if mp.infeasible {
+            self.note(format!(
+                "{label}: no schedule within horizon {} (a constraint without free variables fails)",
+                h as u64 * s
+            ));
+            combo.closed = true;
+            return;
+        }
+        self.note(format!(
+            "{label}: {form_name} model, {} columns ({} integer), {} rows, {} nonzeros, \
+             horizon {} (time unit {s})",
+            mp.n_cols(),
+            mp.n_integer(),
+            mp.n_rows(),
+            mp.n_nonzeros(),
+            h as u64 * s
+        ));
+        if let Some(dir) = self.mopts.export_dir.clone() {
+            self.export(&dir, rank, form_name, mp);
+        }
+        let x0 = start.as_ref().map(|st| model.start(st));
+        if let Some(x) = &x0 {
+            let viol = mp.violation(x);
+            if viol > 1e-6 {
+                log::debug!(
+                    "{label}: the MIP start violates the model by {viol} (flows are completed by HiGHS)"
+                );
+            }
+        }
+        let params = Params {
+            // A small margin: HiGHS checks its clock between LP iterations.
+            time_limit: (budget.min(self.deadline.remaining().as_secs_f64()) - 0.1).max(0.0),
+            threads: self.opts.threads,
+            seed: self.opts.seed,
+            abs_gap: 0.99,
+            cancel: self.deadline.cancel.clone(),
+        };
+        let res = match highs::run_watched(mp, x0, &params) {
+            Ok(Some(r)) => r,
+            Ok(None) => {
+                self.abandoned = true;
+                if self.deadline.cancelled() {
+                    self.note(format!("{label}: stopped, another engine finished first"));
+                } else {
+                    self.note(format!(
+                        "{label}: HiGHS overran its time limit by more than {} s (a step that \
+                         does not check the clock) and was abandoned; no further MILP runs",
+                        highs::GRACE
+                    ));
+                }
+                return;
+            }
+            Err(e) => {
+                self.note(format!("{label}: HiGHS failed: {e}"));
+                return;
+            }
+        };
+        let mut improved = false;
+        // Whether HiGHS's best solution became a legal schedule.
+        let mut legal = true;
+        if let Some(x) = &res.values {
+            match model.decode(x).and_then(|st| to_schedule(net, &st)) {
+                Ok(sched) => match self.offer(sched, &format!("MILP ({form_name}) on {label}")) {
+                    Ok(b) => improved = b,
+                    Err(()) => legal = false,
+                },
+                Err(e) => {
+                    legal = false;
+                    log::error!("{label}: decoding failed: {e}");
+                    self.notes
+                        .push(format!("internal error: MILP decoding failed: {e}"));
+                }
+            }
+        }
+        let dual = res
+            .dual_bound
+            .map(|d| (d - 1e-6 * d.abs().max(1.0)).ceil() as i64);
+        match res.status {
+            // An optimum we could not turn into a legal schedule leaves the
+            // combination open, with the dual bound.
+            RunStatus::Optimal if !legal => {
+                if let Some(d) = dual {
+                    let d = d.min(h + 1).max(0) as u64 * s;
+                    combo.bound = combo.bound.max(d);
+                }
+                self.note(format!(
+                    "{label}: HiGHS's optimum was rejected; the combination stays open \
+                     with bound {}",
+                    combo.bound
+                ));
+            }
+            RunStatus::Optimal => {
+                combo.closed = true;
+                self.note(format!(
+                    "{label}: solved in {:.2} s, {}",
+                    res.seconds,
+                    if improved {
+                        format!("new best {}", self.best_makespan)
+                    } else {
+                        "nothing better than the incumbent".to_string()
+                    }
+                ));
+            }
+            RunStatus::Infeasible => {
+                combo.closed = true;
+                self.note(format!(
+                    "{label}: no schedule with makespan <= {} ({:.2} s)",
+                    h as u64 * s,
+                    res.seconds
+                ));
+            }
+            RunStatus::Limit => {
+                if let Some(d) = dual {
+                    // Schedules beyond the horizon are outside the model.
+                    let d = d.min(h + 1).max(0) as u64 * s;
+                    combo.bound = combo.bound.max(d);
+                }
+                self.note(format!(
+                    "{label}: stopped at the time limit after {:.2} s; bound {}{}",
+                    res.seconds,
+                    combo.bound,
+                    if improved {
+                        format!(", new best {}", self.best_makespan)
+                    } else {
+                        String::new()
+                    }
+                ));
+            }
+            RunStatus::Error(code) => {
+                self.note(format!(
+                    "{label}: HiGHS ended with model status {code}: nothing concluded"
+                ));
+            }
+        }
+        if self.best.is_some() && combo.bound >= self.best_makespan {
+            combo.closed = true;
+        }
+    }
+
+    fn export(&mut self, dir: &Path, rank: usize, form: &str, mp: &highs::Milp) {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            self.note(format!("cannot create {}: {e}", dir.display()));
+            return;
+        }
+        let stem = Path::new(&self.inst.name)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .filter(|s| !s.is_empty() && s != "-")
+            .unwrap_or_else(|| "model".into());
+        for ext in ["lp", "mps"] {
+            let p = dir.join(format!("{stem}-c{}-{form}.{ext}", rank + 1));
+            match highs::write_model(mp, &p) {
+                Ok(()) => self.note(format!("model written to {}", p.display())),
+                Err(e) => self.note(format!("cannot write {}: {e}", p.display())),
+            }
+        }
+    }
+
+    /// The result: status and bound from the combinations' states.
+    fn finish(mut self, mut combos: Vec<Combo>) -> SolveResult {
+        let global = self.bounds.best.value;
+        let (global, global_source) = if self.floor > global {
+            (self.floor, self.floor_source.clone())
+        } else {
+            (global, self.bounds.best.source.clone())
+        };
+        if self.best.is_some() {
+            for c in combos.iter_mut() {
+                c.closed |= c.bound >= self.best_makespan;
+            }
+        }
+        let all_closed = !combos.is_empty() && combos.iter().all(|c| c.closed);
+        let open_min = combos.iter().filter(|c| !c.closed).map(|c| c.bound).min();
+        let (bound, source) = if combos.is_empty() {
+            (global, global_source.clone())
+        } else if all_closed {
+            (
+                self.best_makespan,
+                format!(
+                    "MILP (HiGHS): all {} tiling combination(s) closed",
+                    combos.len()
+                ),
+            )
+        } else {
+            let m = open_min.expect("an open combination");
+            if m > global {
+                (
+                    m,
+                    format!(
+                        "MILP (HiGHS): least bound over {} open tiling combination(s)",
+                        combos.iter().filter(|c| !c.closed).count()
+                    ),
+                )
+            } else {
+                (global, global_source.clone())
+            }
+        };
+        let notes = std::mem::take(&mut self.notes);
+        let mut r = match self.best.take() {
+            Some(s) => {
+                let bound = bound.min(self.best_makespan);
+                match SolveResult::found(self.inst, s, bound, &source, ENGINE) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        log::error!("{e}");
+                        let mut r = SolveResult::without_schedule(
+                            Status::Unknown,
+                            global,
+                            &global_source,
+                            ENGINE,
+                        );
+                        r.note(format!("internal error: {e}"));
+                        return r;
+                    }
+                }
+            }
+            None => {
+                if all_closed {
+                    let mut r =
+                        SolveResult::without_schedule(Status::Infeasible, 0, "none", ENGINE);
+                    r.note(format!(
+                        "infeasible: none of the {} tiling combination(s) has a legal schedule \
+                         within a horizon every legal schedule meets (proved by window \
+                         propagation or HiGHS; the memory-release rule of SPEC 4.4 deadlocks \
+                         them)",
+                        combos.len()
+                    ));
+                    r.notes.extend(notes);
+                    return r;
+                }
+                SolveResult::without_schedule(Status::Unknown, bound, &source, ENGINE)
+            }
+        };
+        for n in notes {
+            r.notes.push(n);
+        }
+        if r.schedule.is_some() {
+            let how = std::mem::take(&mut self.best_how);
+            r.notes.push(format!("best schedule: {how}"));
+        }
+        r
+    }
 }
