@@ -12,6 +12,7 @@ pub mod import;
 pub mod instance;
 pub mod list;
 pub mod milp;
+pub mod portfolio;
 pub mod report;
 pub mod sat;
 pub mod schedule;

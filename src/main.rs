@@ -78,7 +78,7 @@ enum Cmd {
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Engine {
-    /// Pick by instance size (currently: list scheduling).
+    /// List scheduling for the incumbent, then the exact engines by size.
     Auto,
     /// Memory-aware list scheduling with tiling search (fast, any size).
     List,
@@ -379,7 +379,8 @@ fn solve(a: SolveArgs) -> Result<ExitCode, Failure> {
         export_dir: a.export_model.clone(),
     };
     let result = match a.engine {
-        Engine::Auto | Engine::List => tmin::list::solve(&inst, &opts),
+        Engine::Auto => tmin::portfolio::solve(&inst, &opts, &mopts),
+        Engine::List => tmin::list::solve(&inst, &opts),
         Engine::Milp => tmin::milp::solve(&inst, &opts, &mopts),
         Engine::Sat => tmin::sat::solve(&inst, &opts),
     };

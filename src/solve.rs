@@ -5,6 +5,8 @@
 //! an illegal schedule on the user's screen.
 
 use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::graph::NodeGraph;
@@ -63,11 +65,13 @@ impl Default for SolveOptions {
     }
 }
 
-/// A wall-clock deadline.
-#[derive(Clone, Copy, Debug)]
+/// A wall-clock deadline, optionally cut short by a shared cancel flag (the
+/// portfolio stops the other engines once one has a proof).
+#[derive(Clone, Debug)]
 pub struct Deadline {
     pub start: Instant,
     pub end: Instant,
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 impl Deadline {
@@ -76,12 +80,28 @@ impl Deadline {
         Deadline {
             start,
             end: start + d,
+            cancel: None,
         }
     }
+    /// The same deadline, also ending when `flag` is set.
+    pub fn with_cancel(&self, flag: Arc<AtomicBool>) -> Deadline {
+        Deadline {
+            cancel: Some(flag),
+            ..self.clone()
+        }
+    }
+    pub fn cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+    }
     pub fn expired(&self) -> bool {
-        Instant::now() >= self.end
+        self.cancelled() || Instant::now() >= self.end
     }
     pub fn remaining(&self) -> Duration {
+        if self.cancelled() {
+            return Duration::ZERO;
+        }
         self.end.saturating_duration_since(Instant::now())
     }
     pub fn elapsed(&self) -> f64 {
@@ -93,6 +113,7 @@ impl Deadline {
         Deadline {
             start: now,
             end: now + self.remaining().mul_f64(frac.clamp(0.0, 1.0)),
+            cancel: self.cancel.clone(),
         }
     }
 }

@@ -242,7 +242,16 @@ fn solve_cli_writes_a_checked_schedule_and_json() {
     let out = dir.join("s.txt");
     let inst = format!("{}/instances/example1.txt", env!("CARGO_MANIFEST_DIR"));
     let o = Command::new(bin)
-        .args(["solve", &inst, "--time-limit", "1", "--json", "-o"])
+        .args([
+            "solve",
+            &inst,
+            "--engine",
+            "list",
+            "--time-limit",
+            "1",
+            "--json",
+            "-o",
+        ])
         .arg(&out)
         .output()
         .unwrap();
@@ -266,11 +275,12 @@ fn solve_cli_writes_a_checked_schedule_and_json() {
     assert_eq!(c.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&c.stdout).contains("legal: makespan 38"));
 
-    // No schedule: exit 3 and status unknown.
+    // No schedule: the list engine says unknown (exit 3); the default portfolio
+    // proves the instance infeasible with the SAT engine (exit 1).
     let bad = dir.join("bad.txt");
     std::fs::write(&bad, JOINT_START.replace("[[0,2]]", "[[0,1]]")).unwrap();
     let o = Command::new(bin)
-        .args(["solve", "--time-limit", "0.2", "--json"])
+        .args(["solve", "--engine", "list", "--time-limit", "0.2", "--json"])
         .arg(&bad)
         .output()
         .unwrap();
@@ -278,6 +288,19 @@ fn solve_cli_writes_a_checked_schedule_and_json() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["status"], "unknown");
     assert!(v["makespan"].is_null());
+    let o = Command::new(bin)
+        .args(["solve", "--time-limit", "5", "--json"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["status"], "infeasible");
 
     // An op without a usable tiling: proven infeasible, exit 1.
     std::fs::write(&bad, JOINT_START.replace("[[0,1024]]", "[[0,100]]")).unwrap();

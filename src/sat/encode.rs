@@ -10,6 +10,8 @@ use std::cell::Cell;
 use std::collections::HashMap;
 use std::io;
 use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use varisat::{ExtendFormula, Lit, ProofFormat, Solver, Var};
@@ -66,6 +68,8 @@ impl IVar {
 /// proof writer aborts `solve`; the solver is then unusable and is dropped).
 struct Interrupt {
     stop: Rc<Cell<Option<Instant>>>,
+    /// Set by the portfolio when another engine has finished the job.
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 impl io::Write for Interrupt {
@@ -74,6 +78,13 @@ impl io::Write for Interrupt {
             && Instant::now() >= s
         {
             return Err(io::Error::other("time limit"));
+        }
+        if self
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+        {
+            return Err(io::Error::other("cancelled"));
         }
         Ok(buf.len())
     }
@@ -127,12 +138,21 @@ pub struct Stats {
 }
 
 /// A solver whose proof output is the interruption hook.
-fn fresh_solver(stop: &Rc<Cell<Option<Instant>>>) -> Solver<'static> {
+fn fresh_solver(
+    stop: &Rc<Cell<Option<Instant>>>,
+    cancel: &Option<Arc<AtomicBool>>,
+) -> Solver<'static> {
     let mut solver = Solver::new();
     if std::env::var_os("TMIN_SAT_NO_PROOF").is_some() {
         return solver;
     }
-    solver.write_proof(Interrupt { stop: stop.clone() }, ProofFormat::Varisat);
+    solver.write_proof(
+        Interrupt {
+            stop: stop.clone(),
+            cancel: cancel.clone(),
+        },
+        ProofFormat::Varisat,
+    );
     solver
 }
 
@@ -140,6 +160,7 @@ pub struct Encoder<'m, 'a> {
     pub m: &'m Model<'a>,
     solver: Solver<'static>,
     stop: Rc<Cell<Option<Instant>>>,
+    cancel: Option<Arc<AtomicBool>>,
     n_vars: u32,
     /// Largest makespan the encoding admits (scaled).
     pub tmax: i64,
@@ -207,13 +228,19 @@ pub fn estimate(m: &Model, tmax: u64) -> u128 {
 impl<'m, 'a> Encoder<'m, 'a> {
     /// Builds the static clauses for makespans up to `tmax` (scaled).
     pub fn new(m: &'m Model<'a>, tmax: u64) -> Self {
+        Self::cancellable(m, tmax, None)
+    }
+
+    /// As `new`, with searches also stopped when `cancel` is set.
+    pub fn cancellable(m: &'m Model<'a>, tmax: u64, cancel: Option<Arc<AtomicBool>>) -> Self {
         let stop = Rc::new(Cell::new(None));
-        let solver = fresh_solver(&stop);
+        let solver = fresh_solver(&stop, &cancel);
         let n_mem = m.inst.platform.mems.len() as TypeIdx;
         let mut e = Encoder {
             m,
             solver,
             stop,
+            cancel,
             n_vars: 0,
             tmax: tmax as i64,
             start: Vec::with_capacity(m.nodes.len()),
@@ -283,7 +310,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
     pub fn rebuild(&mut self) {
         // Loading writes proof steps: no stop time until the next search.
         self.stop.set(None);
-        let mut solver = fresh_solver(&self.stop);
+        let mut solver = fresh_solver(&self.stop, &self.cancel);
         let mut from = 0;
         for &to in &self.clause_ends {
             solver.add_clause(&self.log[from..to]);
@@ -589,7 +616,12 @@ impl<'m, 'a> Encoder<'m, 'a> {
             if self.root_unsat {
                 return Answer::Unsat;
             }
-            if Instant::now() >= stop {
+            if Instant::now() >= stop
+                || self
+                    .cancel
+                    .as_ref()
+                    .is_some_and(|c| c.load(Ordering::Relaxed))
+            {
                 return Answer::Interrupted;
             }
             self.stop.set(Some(stop));

@@ -239,7 +239,7 @@ pub fn search(
         return res;
     }
     let t_build = Instant::now();
-    let mut enc = Encoder::new(&m, tmax);
+    let mut enc = Encoder::cancellable(&m, tmax, deadline.cancel.clone());
     res.note(format!(
         "encoding: {} nodes over {} candidate tilings, makespans <= {} (units of {g}): \
          {} variables, {} clauses, built in {:.3} s",

@@ -1,0 +1,213 @@
+//! `--engine auto`: list scheduling for the incumbent and the bounds, then the
+//! exact engines chosen by instance size, all sharing one incumbent and keeping
+//! the best bound. Every decision is logged and noted in the result.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::bounds::{Bounds, lower_bounds};
+use crate::instance::Instance;
+use crate::milp::MilpOptions;
+use crate::solve::{Deadline, SolveOptions, SolveResult, Status};
+
+/// Largest node graph (over tiling choices) handed to the exact engines.
+pub const EXACT_MAX_NODES: u64 = 5_000;
+
+/// Largest node graph for which the SAT engine gets all the remaining time.
+pub const SAT_ALL_NODES: u64 = 500;
+
+/// The largest node count any tiling choice gives.
+fn max_nodes(inst: &Instance) -> u64 {
+    (0..inst.graph.n_ops() as u32)
+        .map(|op| {
+            inst.usable_tilings(op)
+                .map(|t| u64::from(inst.library.tilings[t as usize].n_nodes))
+                .max()
+                .unwrap_or(0)
+        })
+        .sum()
+}
+
+/// Combines two results for the same instance: the better schedule, the larger
+/// bound (both are proven), notes of both.
+pub fn merge(a: SolveResult, b: SolveResult) -> SolveResult {
+    let (mut best, other) = match (a.makespan, b.makespan) {
+        (Some(x), Some(y)) if y < x => (b, a),
+        (None, Some(_)) => (b, a),
+        _ => (a, b),
+    };
+    if best.status == Status::Infeasible || other.status == Status::Infeasible {
+        if best.makespan.is_some() {
+            // A proof of infeasibility next to a legal schedule is an engine bug.
+            log::error!("an engine proved infeasibility while another found a legal schedule");
+            best.note("internal error: contradictory verdicts between engines");
+        } else {
+            let (mut inf, rest) = if best.status == Status::Infeasible {
+                (best, other)
+            } else {
+                (other, best)
+            };
+            inf.notes.extend(rest.notes);
+            return inf;
+        }
+    }
+    let (lb, src) = if other.lower_bound > best.lower_bound {
+        (other.lower_bound, other.bound_source.clone())
+    } else {
+        (best.lower_bound, best.bound_source.clone())
+    };
+    match best.makespan {
+        Some(m) => best.raise_bound(lb.min(m), &src),
+        None => {
+            best.lower_bound = lb;
+            best.bound_source = src;
+        }
+    }
+    if best.engine != other.engine && !best.engine.contains(&other.engine) {
+        best.engine = format!("{}+{}", best.engine, other.engine);
+    }
+    best.notes.extend(other.notes);
+    best
+}
+
+/// The portfolio.
+pub fn solve(inst: &Instance, opts: &SolveOptions, mopts: &MilpOptions) -> SolveResult {
+    let t0 = Instant::now();
+    let deadline = Deadline::after(opts.time_limit);
+    let bounds = lower_bounds(inst);
+    let mut r = run(inst, opts, mopts, &deadline, &bounds);
+    r.wall_seconds = t0.elapsed().as_secs_f64();
+    r
+}
+
+fn note(r: &mut SolveResult, s: String) {
+    log::info!("auto: {s}");
+    r.notes.push(format!("auto: {s}"));
+}
+
+fn run(
+    inst: &Instance,
+    opts: &SolveOptions,
+    mopts: &MilpOptions,
+    deadline: &Deadline,
+    bounds: &Bounds,
+) -> SolveResult {
+    let nodes = max_nodes(inst);
+    if !inst.ops_without_usable_tiling().is_empty() || nodes > EXACT_MAX_NODES {
+        let mut r = crate::list::solve_with_bounds(inst, opts, bounds);
+        if nodes > EXACT_MAX_NODES {
+            note(
+                &mut r,
+                format!(
+                    "up to {nodes} nodes (> {EXACT_MAX_NODES}): list scheduling only, exact engines skipped"
+                ),
+            );
+        }
+        r.engine = "auto(list)".into();
+        return r;
+    }
+
+    // 1. Incumbent: list scheduling on a small share of the time.
+    // Larger instances get more list time: the exact engines rarely beat a good
+    // incumbent there, and their proofs need a tight one.
+    let frac = (0.05 + nodes as f64 / 4000.0).min(0.3);
+    let share = (opts.time_limit.as_secs_f64() * frac).clamp(0.02, 30.0);
+    let list_opts = SolveOptions {
+        time_limit: Duration::from_secs_f64(share),
+        ..opts.clone()
+    };
+    let mut inc = crate::list::solve_with_bounds(inst, &list_opts, bounds);
+    let msg = match inc.makespan {
+        Some(m) => format!("incumbent {m} from list scheduling in {share:.2} s"),
+        None => "list scheduling found no schedule: the exact engines decide".to_string(),
+    };
+    note(&mut inc, msg);
+    if inc.status == Status::Optimal {
+        note(&mut inc, "the incumbent meets the lower bound: done".into());
+        inc.engine = "auto(list)".into();
+        return inc;
+    }
+
+    // 2. Exact engines on the same incumbent. SAT first (clause learning proves
+    //    job-shop-like instances far faster than the MILP); with two threads or
+    //    more the MILP runs beside it and the results are merged.
+    let r = if opts.threads >= 2 {
+        note(
+            &mut inc,
+            format!(
+                "{nodes} nodes: SAT and MILP side by side ({} threads)",
+                opts.threads
+            ),
+        );
+        // The first engine to settle the instance (a proof) stops the other.
+        let flag = Arc::new(AtomicBool::new(false));
+        let shared = deadline.with_cancel(flag.clone());
+        let settled = |r: &SolveResult| {
+            if matches!(r.status, Status::Optimal | Status::Infeasible) {
+                flag.store(true, Ordering::Relaxed);
+            }
+        };
+        let (sat, milp) = std::thread::scope(|s| {
+            let inc_sat = inc.clone();
+            let inc_milp = inc.clone();
+            let (d_sat, d_milp) = (&shared, &shared);
+            let h_sat = s.spawn(|| {
+                let r = crate::sat::search(inst, d_sat, bounds, inc_sat);
+                settled(&r);
+                r
+            });
+            // One thread each: HiGHS would otherwise take all `threads` beside SAT.
+            let milp_opts = SolveOptions {
+                threads: 1,
+                ..opts.clone()
+            };
+            let h_milp = s.spawn(move || {
+                let r = crate::milp::search(inst, &milp_opts, mopts, d_milp, bounds, inc_milp);
+                settled(&r);
+                r
+            });
+            (h_sat.join(), h_milp.join())
+        });
+        match (sat, milp) {
+            (Ok(a), Ok(b)) => merge(a, b),
+            (Ok(a), Err(_)) | (Err(_), Ok(a)) => a,
+            (Err(_), Err(_)) => inc,
+        }
+    } else {
+        // Up to SAT_ALL_NODES nodes the SAT engine gets all the remaining time;
+        // beyond, half of it, and list scheduling the rest.
+        let sat_deadline = if nodes <= SAT_ALL_NODES {
+            deadline.clone()
+        } else {
+            deadline.share(0.5)
+        };
+        note(
+            &mut inc,
+            format!(
+                "{nodes} nodes: SAT engine on {:.1} s (one thread)",
+                sat_deadline.remaining().as_secs_f64()
+            ),
+        );
+        crate::sat::search(inst, &sat_deadline, bounds, inc)
+    };
+    let mut r = r;
+    // Time left and no proof (e.g. an instance too large for the encodings):
+    // list scheduling improves the incumbent until the limit.
+    if r.status == Status::Feasible && deadline.remaining() > Duration::from_millis(500) {
+        let rest = SolveOptions {
+            time_limit: deadline.remaining(),
+            ..opts.clone()
+        };
+        let more = crate::list::solve_with_bounds(inst, &rest, bounds);
+        let before = r.makespan;
+        r = merge(r, more);
+        let msg = format!(
+            "exact search ended early: list scheduling used the rest of the time ({:?} -> {:?})",
+            before, r.makespan
+        );
+        note(&mut r, msg);
+    }
+    r.engine = format!("auto({})", r.engine);
+    r
+}

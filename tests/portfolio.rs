@@ -1,0 +1,90 @@
+//! `--engine auto`: one incumbent shared by the engines, the best bound kept,
+//! and one engine's proof stopping the other.
+
+use std::time::{Duration, Instant};
+
+use tmin::graph::NodeGraph;
+use tmin::instance::{Instance, parse_reader};
+use tmin::milp::MilpOptions;
+use tmin::portfolio::{merge, solve};
+use tmin::schedule::check;
+use tmin::solve::{SolveOptions, SolveResult, Status};
+
+fn jsp(name: &str) -> Instance {
+    let path = format!("{}/tests/data/jsplib/{name}", env!("CARGO_MANIFEST_DIR"));
+    let js = tmin::import::read_jsp(std::fs::File::open(&path).unwrap(), &path).unwrap();
+    parse_reader(js.to_instance_text().as_bytes(), name).unwrap()
+}
+
+fn opts(seconds: u64, threads: usize) -> SolveOptions {
+    SolveOptions {
+        time_limit: Duration::from_secs(seconds),
+        threads,
+        ..SolveOptions::default()
+    }
+}
+
+fn legal(inst: &Instance, r: &SolveResult) {
+    let s = r.schedule.as_ref().expect("a schedule");
+    let g = NodeGraph::new(inst, s.choice.clone()).unwrap();
+    assert!(check(&g, s, 5).is_empty());
+    assert_eq!(Some(s.makespan(&g) as u64), r.makespan);
+}
+
+#[test]
+fn auto_proves_the_task_book_example_and_ft06() {
+    let text = std::fs::read_to_string(format!(
+        "{}/instances/example1.txt",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let inst = parse_reader(text.as_bytes(), "example1").unwrap();
+    let r = solve(&inst, &opts(10, 1), &MilpOptions::default());
+    assert_eq!((r.status, r.makespan), (Status::Optimal, Some(38)));
+    legal(&inst, &r);
+    let inst = jsp("ft06");
+    let r = solve(&inst, &opts(30, 1), &MilpOptions::default());
+    assert_eq!(
+        (r.status, r.makespan, r.lower_bound),
+        (Status::Optimal, Some(55), 55)
+    );
+    assert!(r.engine.starts_with("auto"), "{}", r.engine);
+    legal(&inst, &r);
+}
+
+#[test]
+fn two_threads_stop_the_other_engine_once_one_proves() {
+    // la02 is proven by SAT in about a second; the MILP beside it must not keep
+    // the solve running to the 60 s limit.
+    let inst = jsp("la02");
+    let t = Instant::now();
+    let r = solve(&inst, &opts(60, 2), &MilpOptions::default());
+    assert_eq!((r.status, r.makespan), (Status::Optimal, Some(655)));
+    assert!(
+        r.engine.contains("sat") && r.engine.contains("milp"),
+        "{}",
+        r.engine
+    );
+    assert!(
+        t.elapsed() < Duration::from_secs(50),
+        "the proof did not stop the other engine"
+    );
+    legal(&inst, &r);
+}
+
+#[test]
+fn merge_keeps_the_better_schedule_and_the_larger_bound() {
+    let inst = jsp("ft06");
+    let fast = SolveOptions {
+        time_limit: Duration::from_millis(50),
+        ..SolveOptions::default()
+    };
+    let a = tmin::list::solve(&inst, &fast);
+    let mut b = SolveResult::without_schedule(Status::Unknown, 0, "none", "other");
+    b.lower_bound = 53;
+    b.bound_source = "other engine".into();
+    let m = merge(a.clone(), b);
+    assert_eq!(m.makespan, a.makespan);
+    assert_eq!(m.lower_bound, a.lower_bound.max(53));
+    assert!(m.engine.contains("list") && m.engine.contains("other"));
+}
