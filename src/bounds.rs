@@ -239,21 +239,7 @@ fn intra_paths(inst: &Instance) -> (Vec<u64>, Vec<u64>) {
     let mut order: Vec<u32> = Vec::new();
     for (ti, tl) in lib.tilings.iter().enumerate() {
         let base = tl.first_node;
-        indeg.clear();
-        indeg.extend(tl.nodes().map(|v| lib.preds(v).len() as u32));
-        order.clear();
-        order.extend(lib.sources(ti as u32).iter().copied());
-        let mut h = 0;
-        while h < order.len() {
-            let l = order[h];
-            h += 1;
-            for &s in lib.succs(base + l) {
-                indeg[s as usize] -= 1;
-                if indeg[s as usize] == 0 {
-                    order.push(s);
-                }
-            }
-        }
+        lib.topo_order(ti as u32, &mut order, &mut indeg);
         for &l in &order {
             let v = (base + l) as usize;
             let end = head[v].saturating_add(lib.node_dur[v]);

@@ -43,6 +43,7 @@ use std::collections::BinaryHeap;
 use crate::graph::NodeGraph;
 use crate::instance::{Instance, parse_reader};
 use crate::schedule::{self, Schedule};
+use crate::text::push_u64;
 
 /// Most nodes per subgraph (published limit: fewer than 10^4).
 pub const MAX_NODES_PER_SUBGRAPH: u32 = 9_999;
@@ -311,22 +312,6 @@ const STREAM_LIBRARY: u64 = 2;
 const STREAM_OP_EDGES: u64 = 3;
 const STREAM_OP_LIST: u64 = 4;
 
-/// Appends the decimal digits of `v`.
-#[inline]
-fn put(out: &mut Vec<u8>, mut v: u64) {
-    let mut tmp = [0u8; 20];
-    let mut i = tmp.len();
-    loop {
-        i -= 1;
-        tmp[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&tmp[i..]);
-}
-
 /// Appends `[a,b,...]`.
 #[inline]
 fn put_tuple(out: &mut Vec<u8>, first: &mut bool, vals: &[u64]) {
@@ -339,7 +324,7 @@ fn put_tuple(out: &mut Vec<u8>, first: &mut bool, vals: &[u64]) {
         if i > 0 {
             out.push(b',');
         }
-        put(out, v);
+        push_u64(out, v);
     }
     out.push(b']');
 }
@@ -436,11 +421,11 @@ fn emit_library(
                     0
                 };
                 out.extend_from_slice(b"AddOpInfo(");
-                put(out, u64::from(op_type));
+                push_u64(out, u64::from(op_type));
                 out.push(b',');
-                put(out, u64::from(GenConfig::shape_value(s)));
+                push_u64(out, u64::from(GenConfig::shape_value(s)));
                 out.push(b',');
-                put(out, u64::from(k));
+                push_u64(out, u64::from(k));
                 out.extend_from_slice(b",[");
 
                 // Layers of at most `width` nodes; every node of layer L > 0 has a

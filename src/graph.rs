@@ -207,28 +207,12 @@ impl<'a> NodeGraph<'a> {
         }
         debug_assert_eq!(ops.len(), n_ops, "op graph is acyclic after parsing");
         let mut order = Vec::with_capacity(self.n_nodes());
-        let mut local_indeg: Vec<u32> = Vec::new();
-        let mut queue: Vec<u32> = Vec::new();
+        let mut indeg: Vec<u32> = Vec::new();
+        let mut local: Vec<u32> = Vec::new();
         for &o in &ops {
-            let t = self.choice[o as usize];
-            let r = lib.tilings[t as usize].nodes();
-            local_indeg.clear();
-            local_indeg.extend(r.clone().map(|l| lib.preds(l).len() as u32));
-            queue.clear();
-            queue.extend(lib.sources(t).iter().copied());
-            let mut h = 0;
-            while h < queue.len() {
-                let l = queue[h];
-                h += 1;
-                for &s in lib.succs(r.start + l) {
-                    local_indeg[s as usize] -= 1;
-                    if local_indeg[s as usize] == 0 {
-                        queue.push(s);
-                    }
-                }
-            }
+            lib.topo_order(self.choice[o as usize], &mut local, &mut indeg);
             let base = self.op_base[o as usize];
-            order.extend(queue.iter().map(|&l| base + l));
+            order.extend(local.iter().map(|&l| base + l));
         }
         order
     }

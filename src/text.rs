@@ -318,6 +318,22 @@ impl<R: Read> Lexer<R> {
     }
 }
 
+/// Appends the decimal digits of `v` to `out`.
+#[inline]
+pub fn push_u64(out: &mut Vec<u8>, mut v: u64) {
+    let mut tmp = [0u8; 20];
+    let mut i = tmp.len();
+    loop {
+        i -= 1;
+        tmp[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&tmp[i..]);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

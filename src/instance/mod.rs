@@ -228,6 +228,27 @@ impl Library {
         let (a, b) = self.tilings[t as usize].sinks;
         &self.ends[a as usize..b as usize]
     }
+    /// Fills `order` with tiling `t`'s local node indices in a topological order
+    /// (Kahn's algorithm from the sources, first in first out). `indeg` is scratch.
+    pub fn topo_order(&self, t: u32, order: &mut Vec<u32>, indeg: &mut Vec<u32>) {
+        let nodes = self.tilings[t as usize].nodes();
+        indeg.clear();
+        indeg.extend(nodes.clone().map(|v| self.preds(v).len() as u32));
+        order.clear();
+        order.extend(self.sources(t).iter().copied());
+        let mut h = 0;
+        while h < order.len() {
+            let l = order[h];
+            h += 1;
+            for &s in self.succs(nodes.start + l) {
+                indeg[s as usize] -= 1;
+                if indeg[s as usize] == 0 {
+                    order.push(s);
+                }
+            }
+        }
+    }
+
     /// Local index of NodeId `node` in tiling `t`.
     pub fn local_of(&self, t: u32, node: u32) -> Option<u32> {
         let tl = &self.tilings[t as usize];

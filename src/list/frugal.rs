@@ -213,24 +213,10 @@ pub fn keys_for_op_order(g: &NodeGraph, ops: &[u32]) -> Vec<u64> {
     let mut indeg: Vec<u32> = Vec::new();
     let mut queue: Vec<u32> = Vec::new();
     for &o in ops {
-        let t = g.choice[o as usize];
-        let nodes = lib.tilings[t as usize].nodes();
-        indeg.clear();
-        indeg.extend(nodes.clone().map(|l| lib.preds(l).len() as u32));
-        queue.clear();
-        queue.extend(lib.sources(t).iter().copied());
-        let mut h = 0;
-        while h < queue.len() {
-            let l = queue[h];
-            h += 1;
+        lib.topo_order(g.choice[o as usize], &mut queue, &mut indeg);
+        for &l in &queue {
             key[(g.op_base[o as usize] + l) as usize] = key_of((n - r) as f64);
             r += 1;
-            for &s in lib.succs(nodes.start + l) {
-                indeg[s as usize] -= 1;
-                if indeg[s as usize] == 0 {
-                    queue.push(s);
-                }
-            }
         }
     }
     key

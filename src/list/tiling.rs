@@ -71,21 +71,7 @@ pub fn serial_peak_table(inst: &Instance) -> Vec<Option<Vec<u128>>> {
         }
         let base = tl.first_node;
         let n = tl.n_nodes as usize;
-        indeg.clear();
-        indeg.extend(tl.nodes().map(|v| lib.preds(v).len() as u32));
-        order.clear();
-        order.extend(lib.sources(ti as u32).iter().copied());
-        let mut h = 0;
-        while h < order.len() {
-            let l = order[h];
-            h += 1;
-            for &s in lib.succs(base + l) {
-                indeg[s as usize] -= 1;
-                if indeg[s as usize] == 0 {
-                    order.push(s);
-                }
-            }
-        }
+        lib.topo_order(ti as u32, &mut order, &mut indeg);
         // waiting[l * n_mem + m]: same-type successors of l not yet started.
         waiting.clear();
         waiting.resize(n * n_mem, 0);

@@ -10,7 +10,7 @@ use std::io::{Read, Write};
 use super::{Rule, Schedule, Violation, Violations};
 use crate::error::InputResult;
 use crate::instance::Instance;
-use crate::text::Lexer;
+use crate::text::{Lexer, push_u64};
 
 /// What a schedule file says about an instance.
 pub struct ReadOutcome {
@@ -216,22 +216,6 @@ pub fn read_schedule<R: Read>(
         violations: bad,
         rows,
     })
-}
-
-/// Appends the decimal digits of `v` to `out`.
-#[inline]
-fn push_u64(out: &mut Vec<u8>, mut v: u64) {
-    let mut tmp = [0u8; 20];
-    let mut i = tmp.len();
-    loop {
-        i -= 1;
-        tmp[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&tmp[i..]);
 }
 
 /// Writes `sched` as one line `[[OpId,Tiling,NodeId,Start,CoreId],...]` plus a newline.
