@@ -4,8 +4,9 @@
 //! Every expected verdict below is derived by hand in a comment next to the test;
 //! none is computed by the code under test.
 
+mod common;
+
 use std::path::PathBuf;
-use std::process::Command;
 
 use tmin::graph::NodeGraph;
 use tmin::instance::{Instance, parse_reader};
@@ -88,24 +89,10 @@ fn ex1_with(changes: &[(u64, u64, usize, u64)]) -> String {
     fmt(&r)
 }
 
-fn tmp(name: &str, contents: &[u8]) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("check_rules");
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, contents).unwrap();
-    p
-}
+use common::tmin;
 
-fn tmin(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tmin"))
-        .args(args)
-        .output()
-        .expect("run tmin");
-    (
-        out.status.code().expect("exit code, not a signal"),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+fn tmp(name: &str, contents: &[u8]) -> PathBuf {
+    common::tmp_in("check_rules", name, contents)
 }
 
 fn repo(p: &str) -> String {

@@ -2,6 +2,8 @@
 //! an input error, never panic and never hang; the binary exits 0, 1 or 2 (never
 //! 101), and its input errors name the file and a line.
 
+mod common;
+
 use std::io::Read;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
@@ -100,11 +102,7 @@ fn variants(base: &[u8], step: usize, seed: u64, random: usize) -> Vec<(String, 
 }
 
 fn tmp(name: &str, contents: &[u8]) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("garbled");
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, contents).unwrap();
-    p
+    common::tmp_in("garbled", name, contents)
 }
 
 /// Runs tmin with a deadline: a hang fails the test instead of stalling it.

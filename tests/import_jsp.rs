@@ -4,8 +4,9 @@
 //! schedule derived outside this crate by a branch and bound over active schedules
 //! and re-verified below by an independent job-shop check.
 
+mod common;
+
 use std::path::PathBuf;
-use std::process::Command;
 
 use tmin::import::read_jsp;
 use tmin::instance::parse_reader;
@@ -17,24 +18,10 @@ fn data(p: &str) -> String {
     format!("{}/tests/data/{p}", env!("CARGO_MANIFEST_DIR"))
 }
 
-fn tmp(name: &str, contents: &[u8]) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("import_jsp");
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, contents).unwrap();
-    p
-}
+use common::tmin;
 
-fn tmin(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tmin"))
-        .args(args)
-        .output()
-        .expect("run tmin");
-    (
-        out.status.code().expect("exit code, not a signal"),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+fn tmp(name: &str, contents: &[u8]) -> PathBuf {
+    common::tmp_in("import_jsp", name, contents)
 }
 
 /// ft06 read naively: `jobs[j][k] = (machine, duration)`.

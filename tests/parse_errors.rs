@@ -4,8 +4,9 @@
 //! Expected lines and columns are found in the test's own input text (`at`), so
 //! they do not come from the code under test.
 
+mod common;
+
 use std::path::PathBuf;
-use std::process::Command;
 
 use tmin::instance::{Instance, Unusable, parse_reader};
 use tmin::schedule::check_reader;
@@ -19,24 +20,10 @@ const L2: &str = "AddOpInfo(1,1,0,[[1,2]],[[1,0,5],[2,1,5]],[[1,0,10]])";
 const L3: &str = "AddOpInfo(2,1,0,[],[[1,0,3]],[])";
 const L4: &str = "GetInferenceScheResult([[1,2]],[[1,1,1],[2,2,1]])";
 
-fn tmp(name: &str, contents: &[u8]) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("parse_errors");
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, contents).unwrap();
-    p
-}
+use common::tmin;
 
-fn tmin(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_tmin"))
-        .args(args)
-        .output()
-        .expect("run tmin");
-    (
-        out.status.code().expect("exit code, not a signal"),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+fn tmp(name: &str, contents: &[u8]) -> PathBuf {
+    common::tmp_in("parse_errors", name, contents)
 }
 
 /// 1-based (line, column) of the `nth` (0-based) occurrence of `needle` in `text`.

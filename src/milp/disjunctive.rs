@@ -95,16 +95,7 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
     }
 
     fn label(&self, v: u32) -> String {
-        let net = self.net();
-        if (v as usize) < net.n {
-            let (o, n) = net.g.label(v);
-            format!("{o}_{n}")
-        } else {
-            format!(
-                "J{}",
-                net.g.inst.graph.ops[net.junction_op[v as usize - net.n] as usize].id
-            )
-        }
+        self.net().label(v)
     }
 
     /// Can u end before v starts within the windows (and no path v -> u)?

@@ -121,6 +121,20 @@ fn gcd(a: u64, b: u64) -> u64 {
 const MAX_SCALED_SUM: u64 = 1 << 40;
 
 impl<'g, 'a> Net<'g, 'a> {
+    /// A point's name in exported models: `OpId_NodeId`, or `J<OpId>` for an
+    /// op's junction point.
+    pub fn label(&self, v: u32) -> String {
+        if (v as usize) < self.n {
+            let (o, n) = self.g.label(v);
+            format!("{o}_{n}")
+        } else {
+            format!(
+                "J{}",
+                self.g.inst.graph.ops[self.junction_op[v as usize - self.n] as usize].id
+            )
+        }
+    }
+
     /// Builds the network; fails when it is too large for a MILP.
     pub fn new(g: &'g NodeGraph<'a>) -> Result<Self, String> {
         let n = g.n_nodes();

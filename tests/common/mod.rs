@@ -1,0 +1,27 @@
+//! Helpers shared by the integration tests that drive the `tmin` binary.
+#![allow(dead_code)] // each test crate uses its own subset
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// Writes `contents` to a file named `name` in this suite's scratch directory.
+pub fn tmp_in(suite: &str, name: &str, contents: &[u8]) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(suite);
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, contents).unwrap();
+    p
+}
+
+/// Runs `tmin` with `args`: (exit code, stdout, stderr).
+pub fn tmin(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tmin"))
+        .args(args)
+        .output()
+        .expect("run tmin");
+    (
+        out.status.code().expect("exit code, not a signal"),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
