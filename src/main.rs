@@ -122,6 +122,11 @@ struct SolveArgs {
     /// Write the schedule here ('-' for stdout; the summary then goes to stderr).
     #[arg(short, long)]
     output: Option<PathBuf>,
+    /// Warm start: a legal schedule (output format) to improve on or prove
+    /// optimal, e.g. your heuristic's. It is checked first; an illegal one is
+    /// rejected with its violations (exit 2).
+    #[arg(long, value_name = "SCHEDULE")]
+    start: Option<PathBuf>,
     /// Print one JSON object instead of the text summary.
     #[arg(long)]
     json: bool,
@@ -363,12 +368,18 @@ fn solve(a: SolveArgs) -> Result<ExitCode, Failure> {
     }
     let t0 = std::time::Instant::now();
     let inst = read_instance(&a.instance)?;
+    let start = match &a.start {
+        Some(p) => Some(std::sync::Arc::new(read_start(&inst, p)?)),
+        None => None,
+    };
     let read_seconds = t0.elapsed().as_secs_f64();
     let opts = tmin::solve::SolveOptions {
         time_limit: std::time::Duration::from_secs_f64(a.time_limit),
         seed: a.seed,
         threads: a.threads,
         progress: !a.quiet && (a.progress || std::io::stderr().is_terminal()),
+        list_patience: None,
+        start,
     };
     let mopts = tmin::milp::MilpOptions {
         formulation: match a.model {
@@ -414,6 +425,34 @@ fn solve(a: SolveArgs) -> Result<ExitCode, Failure> {
         Status::Infeasible => 1,
         Status::Unknown => 3,
     }))
+}
+
+/// Reads and checks a warm-start schedule: only a legal one is accepted.
+fn read_start(inst: &Instance, path: &Path) -> Result<tmin::schedule::Schedule, Failure> {
+    let (src, name) = open_input(path)?;
+    let read = tmin::schedule::read_schedule(inst, std::io::BufReader::new(src), &name, 5)?;
+    let rejected = |v: &tmin::schedule::Violations| {
+        Failure::Usage(format!(
+            "--start {name} is not a legal schedule for this instance ({} violations; \
+             `tmin check` lists them): {}",
+            v.total(),
+            v.kept
+                .iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join("; ")
+        ))
+    };
+    let Some(sched) = read.schedule.filter(|_| read.violations.is_empty()) else {
+        return Err(rejected(&read.violations));
+    };
+    let g = tmin::graph::NodeGraph::new(inst, sched.choice.clone())
+        .map_err(|e| Failure::Usage(format!("--start {name}: {e}")))?;
+    let v = tmin::schedule::check(&g, &sched, 5);
+    if !v.is_empty() {
+        return Err(rejected(&v));
+    }
+    Ok(sched)
 }
 
 fn gen_config(a: &GenArgs) -> Result<GenConfig, Failure> {

@@ -52,6 +52,14 @@ pub struct SolveOptions {
     pub threads: usize,
     /// Print progress lines on stderr.
     pub progress: bool,
+    /// List scheduling stops early after this many passes (and this many tiling
+    /// moves) in a row without a better makespan. `None`: it uses the whole
+    /// time limit. The exact engines set it for their incumbent step, where a
+    /// few seconds of stalled sampling are better spent on proofs.
+    pub list_patience: Option<usize>,
+    /// A legal schedule to start from (`--start`): the list engine takes it as
+    /// its first incumbent, so every engine's search begins at or below it.
+    pub start: Option<std::sync::Arc<Schedule>>,
 }
 
 impl Default for SolveOptions {
@@ -61,6 +69,8 @@ impl Default for SolveOptions {
             seed: 1,
             threads: 1,
             progress: false,
+            list_patience: None,
+            start: None,
         }
     }
 }

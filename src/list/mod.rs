@@ -232,13 +232,15 @@ impl<'g, 'a> Searcher<'g, 'a> {
         }
     }
 
-    /// Randomised sampling around the rules, with forward-backward on improvements.
+    /// Randomised sampling around the rules, with forward-backward on
+    /// improvements; stops at the deadline, at `target`, or after `patience`
+    /// passes in a row without a better makespan.
     pub fn sample(
         &mut self,
         rng: &mut Rng,
         target: u64,
         deadline: &Deadline,
-        max_passes: usize,
+        patience: usize,
         progress: &Progress,
     ) {
         // Every rule's keys cost 8 bytes a node: keep two rules on huge graphs.
@@ -252,7 +254,8 @@ impl<'g, 'a> Searcher<'g, 'a> {
             .map(|&r| keys(self.g, &self.paths, r))
             .collect();
         let mut done = 0;
-        while !deadline.expired() && !self.reached(target) && done < max_passes {
+        let mut stalled = 0;
+        while !deadline.expired() && !self.reached(target) && stalled < patience {
             let r = rng.below(base.len());
             let eps = 0.05 + 0.45 * rng.unit();
             let k = perturb(&base[r], eps, rng);
@@ -274,10 +277,54 @@ impl<'g, 'a> Searcher<'g, 'a> {
                 )
             });
             if self.best.as_ref().map(|b| b.makespan) < before || before.is_none() {
+                stalled = 0;
                 self.forward_backward(3, target, deadline);
+            } else {
+                stalled += 1;
             }
         }
     }
+}
+
+/// Patience of the incumbent step of the exact engines and the portfolio:
+/// passes (and tiling moves) in a row without improvement before list
+/// scheduling hands over. Small graphs stall within milliseconds; large ones
+/// still reach their time share.
+pub const INCUMBENT_PATIENCE: usize = 200;
+
+/// Forward-backward improvement of a given legal schedule (e.g. a SAT model,
+/// whose start times are legal but rarely tight): returns a schedule with a
+/// smaller makespan when one is found before `deadline`.
+pub fn polish(
+    inst: &Instance,
+    schedule: &crate::schedule::Schedule,
+    target: u64,
+    deadline: &Deadline,
+) -> Option<Found> {
+    let g = NodeGraph::new(inst, schedule.choice.clone()).ok()?;
+    let given = found_from(&g, schedule, "given")?;
+    let ms = given.makespan;
+    let mut s = Searcher::new(&g);
+    s.best = Some(given);
+    s.forward_backward(3, target, deadline);
+    s.best.filter(|f| f.makespan < ms)
+}
+
+/// A given schedule as a `Found` on its graph; `None` when it does not fit the
+/// graph or its makespan overflows u64 (the scheme works in u64).
+fn found_from(g: &NodeGraph, schedule: &crate::schedule::Schedule, how: &str) -> Option<Found> {
+    if schedule.start.len() != g.n_nodes() || schedule.choice != g.choice {
+        return None;
+    }
+    let mut ms = 0u64;
+    for v in 0..g.n_nodes() {
+        ms = ms.max(schedule.start[v].checked_add(g.dur[v])?);
+    }
+    Some(Found {
+        schedule: schedule.clone(),
+        makespan: ms,
+        how: how.into(),
+    })
 }
 
 /// Evaluates one tiling choice quickly: the deterministic rules and a little
@@ -358,6 +405,25 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
             ));
         }
     }
+    // A warm start (checked by the caller) replaces the scheme's schedule when
+    // it is at least as good; the tiling search and sampling go on from it.
+    if let Some(st) = &opts.start {
+        let given = NodeGraph::new(inst, st.choice.clone())
+            .ok()
+            .and_then(|g| found_from(&g, st, "warm start"));
+        match given {
+            Some(f) if best.as_ref().is_none_or(|b| f.makespan <= b.makespan) => {
+                notes.push(format!("warm start: makespan {}", f.makespan));
+                choice = st.choice.clone();
+                best = Some(f);
+            }
+            Some(f) => notes.push(format!(
+                "warm start: makespan {}, list scheduling found better",
+                f.makespan
+            )),
+            None => notes.push("warm start ignored: makespan beyond 2^64".into()),
+        }
+    }
     let Some(mut best) = best else {
         let mut r = SolveResult::without_schedule(Status::Unknown, lb, &bounds.best.source, ENGINE);
         for n in notes {
@@ -368,16 +434,19 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
     };
 
     // 2. Tiling local search, when there is a choice and time for it.
+    let patience = opts.list_patience.unwrap_or(usize::MAX);
     let flexible = flexible_ops(inst);
     if !flexible.is_empty() && best.makespan > lb {
         let search = deadline.share(0.5);
         let mut moves = 0usize;
         let mut improved = 0usize;
+        let mut stalled = 0usize;
         // (op, tiling) -> (moves that found no schedule at all, moves that did).
         let mut outcome: std::collections::HashMap<(u32, u32), (u32, u32)> =
             std::collections::HashMap::new();
         while !search.expired()
             && best.makespan > lb
+            && stalled < patience
             && search.remaining().as_secs_f64() > 2.0 * pass_seconds * 6.0
         {
             let op = flexible[rng.below(flexible.len())];
@@ -402,11 +471,15 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
             } else if !search.expired() {
                 o.0 += 1;
             }
+            if !matches!(&found, Some(f) if f.makespan < best.makespan) {
+                stalled += 1;
+            }
             if let Some(f) = found
                 && f.makespan <= best.makespan
             {
                 if f.makespan < best.makespan {
                     improved += 1;
+                    stalled = 0;
                 }
                 choice = cand;
                 best = f;
@@ -442,7 +515,7 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
         let mut s = Searcher::new(&g);
         s.best = Some(best.clone());
         s.forward_backward(3, lb, &deadline);
-        s.sample(&mut rng, lb, &deadline, usize::MAX, &progress);
+        s.sample(&mut rng, lb, &deadline, patience, &progress);
         notes.push(format!("sampling: {} passes", s.passes));
         if let Some(f) = s.best
             && f.makespan < best.makespan

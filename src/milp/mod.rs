@@ -254,6 +254,7 @@ impl<'a> Engine<'a> {
         let list_opts = SolveOptions {
             time_limit: Duration::from_secs_f64(list_secs.min(self.opts.time_limit.as_secs_f64())),
             progress: false,
+            list_patience: Some(crate::list::INCUMBENT_PATIENCE),
             ..self.opts.clone()
         };
         if !self.warm {

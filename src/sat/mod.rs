@@ -102,6 +102,7 @@ fn run(inst: &Instance, opts: &SolveOptions, deadline: &Deadline) -> SolveResult
     let budget = (opts.time_limit.as_secs_f64() * 0.05).min((nodes as f64 * 0.001).max(0.05));
     let list_opts = SolveOptions {
         time_limit: Duration::from_secs_f64(budget),
+        list_patience: Some(crate::list::INCUMBENT_PATIENCE),
         ..opts.clone()
     };
     let t_list = Instant::now();
@@ -265,6 +266,7 @@ pub fn search(
     // on the descent is one unit at a time (no more lost learned clauses).
     let mut gallop = true;
     let mut last_probe = Duration::from_millis(40);
+    let mut polished = 0usize;
     while lo <= hi {
         if !gallop {
             step = 1;
@@ -294,7 +296,21 @@ pub fn search(
                     ms * g,
                     t1.elapsed().as_secs_f64()
                 );
-                best = Some(to_schedule(&m, &d));
+                let mut found = to_schedule(&m, &d);
+                let mut ms = ms;
+                // A model's start times are legal but often loose: forward-backward
+                // passes of the list engine tighten them for the cost of a few
+                // microseconds, and the descent jumps below the tighter makespan.
+                if let Some(f) = crate::list::polish(inst, &found, lb0, deadline) {
+                    log::info!(
+                        "sat: the model polished by forward-backward to {}",
+                        f.makespan
+                    );
+                    ms = ms.min(f.makespan.div_ceil(g));
+                    found = f.schedule;
+                    polished += 1;
+                }
+                best = Some(found);
                 if ms == 0 {
                     break;
                 }
@@ -329,11 +345,12 @@ pub fn search(
     }
     let st = enc.stats;
     res.note(format!(
-        "search: {} solver calls, {} core cuts, {} memory cuts, {} rebuilds{}",
+        "search: {} solver calls, {} core cuts, {} memory cuts, {} rebuilds, {} models tightened by forward-backward{}",
         st.solves,
         st.core_cuts,
         st.mem_cuts,
         st.rebuilds,
+        polished,
         if interrupted {
             ", stopped by the time limit"
         } else {
