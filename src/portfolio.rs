@@ -180,6 +180,18 @@ fn run(
             (Ok(a), Err(_)) | (Err(_), Ok(a)) => a,
             (Err(_), Err(_)) => inc,
         }
+    } else if let Err(why) = crate::sat::fits(inst, inc.makespan) {
+        // Long horizons: the order encoding grows with time, the continuous-time
+        // MILP does not. It gets most of the time; list scheduling the rest.
+        let milp_deadline = deadline.share(0.6);
+        note(
+            &mut inc,
+            format!(
+                "{why}: MILP engine (its model chosen by horizon) on {:.1} s (one thread)",
+                milp_deadline.remaining().as_secs_f64()
+            ),
+        );
+        crate::milp::search(inst, opts, mopts, &milp_deadline, bounds, inc)
     } else {
         // Up to SAT_ALL_NODES nodes the SAT engine gets all the remaining time;
         // beyond, half of it, and list scheduling the rest.
@@ -201,16 +213,21 @@ fn run(
     // Time left and no proof (e.g. an instance too large for the encodings):
     // list scheduling improves the incumbent until the limit.
     if r.status == Status::Feasible && deadline.remaining() > Duration::from_millis(500) {
+        // From the best schedule so far, so the list engine's improvement
+        // passes start where the exact engine stopped.
         let rest = SolveOptions {
             time_limit: deadline.remaining(),
+            start: r.schedule.clone().map(Arc::new),
             ..opts.clone()
         };
         let more = crate::list::solve_with_bounds(inst, &rest, bounds);
         let before = r.makespan;
         r = merge(r, more);
+        let shown = |m: Option<u64>| m.map_or("none".to_string(), |m| m.to_string());
         let msg = format!(
-            "exact search ended early: list scheduling used the rest of the time ({:?} -> {:?})",
-            before, r.makespan
+            "no proof yet: list scheduling used the rest of the time (makespan {} -> {})",
+            shown(before),
+            shown(r.makespan)
         );
         note(&mut r, msg);
     }

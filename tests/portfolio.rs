@@ -88,3 +88,56 @@ fn merge_keeps_the_better_schedule_and_the_larger_bound() {
     assert_eq!(m.lower_bound, a.lower_bound.max(53));
     assert!(m.engine.contains("list") && m.engine.contains("other"));
 }
+
+#[test]
+fn long_horizons_go_to_the_milp_instead_of_the_sat_encoding() {
+    // ft06 with every duration d turned into d * 10^6 + k (k = 0, 1, ... so no
+    // common divisor compresses time): the order encoding would need billions
+    // of clauses, the continuous-time MILP does not care.
+    let text = include_str!("data/ft06.jsp");
+    let mut k = 0u64;
+    let scaled: Vec<String> = text
+        .lines()
+        .map(|l| {
+            let p: Vec<u64> = l
+                .split_whitespace()
+                .filter_map(|x| x.parse().ok())
+                .collect();
+            if l.starts_with('#') || p.len() != 12 {
+                return l.to_string();
+            }
+            p.chunks(2)
+                .map(|c| {
+                    k += 1;
+                    format!("{} {}", c[0], c[1] * 1_000_000 + k)
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let js = tmin::import::read_jsp(scaled.join("\n").as_bytes(), "ft06x1e6").unwrap();
+    let inst = parse_reader(js.to_instance_text().as_bytes(), "ft06x1e6").unwrap();
+    assert!(tmin::sat::fits(&inst, None).is_err());
+    let r = solve(&inst, &opts(30, 1), &MilpOptions::default());
+    assert!(r.engine.contains("milp"), "{}", r.engine);
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("too large for the SAT encoding")),
+        "{:?}",
+        r.notes
+    );
+    legal(&inst, &r);
+    // ft06's optimum is 55: the scaled optimum lies in 55e6 + [0, sum of k].
+    let ms = r.makespan.unwrap();
+    assert!(
+        (55_000_000..=55_000_000 + 36 * 37 / 2).contains(&ms),
+        "{ms}"
+    );
+    assert_eq!(
+        (r.status, r.lower_bound),
+        (Status::Optimal, ms),
+        "{:?}",
+        r.notes
+    );
+}

@@ -123,6 +123,34 @@ fn run(inst: &Instance, opts: &SolveOptions, deadline: &Deadline) -> SolveResult
     search(inst, deadline, &bounds, res)
 }
 
+/// Whether the encoding for horizon `tmax` (in time units) stays within
+/// `MAX_CLAUSES`; the error says why not.
+fn within_limit(m: &Model, tmax: u64) -> Result<(), String> {
+    let est = estimate(m, tmax);
+    if est > MAX_CLAUSES {
+        return Err(format!(
+            "instance too large for the SAT encoding (about {est} clauses for horizon {tmax} \
+             in units of {}; limit {MAX_CLAUSES})",
+            m.g
+        ));
+    }
+    Ok(())
+}
+
+/// Whether the SAT engine can encode the search below `incumbent` (the
+/// portfolio asks before choosing it: long horizons go to the MILP instead).
+pub fn fits(inst: &Instance, incumbent: Option<u64>) -> Result<(), String> {
+    let cand: Vec<Vec<u32>> = (0..inst.graph.n_ops() as u32)
+        .map(|o| candidates(inst, o))
+        .collect();
+    let m = Model::new(inst, &cand);
+    let tmax = match incumbent {
+        Some(ms) => ms.saturating_sub(1) / m.g,
+        None => m.horizon,
+    };
+    within_limit(&m, tmax)
+}
+
 /// The exact search from an incumbent result (a legal schedule, or none) and the
 /// instance's lower bounds: the portfolio calls this with a shared incumbent.
 /// Returns the better of the incumbent and what the search proves and finds.
@@ -229,12 +257,8 @@ pub fn search(
         );
         return res;
     }
-    let est = estimate(&m, tmax);
-    if est > MAX_CLAUSES {
-        let msg = format!(
-            "instance too large for the SAT encoding (about {est} clauses for horizon {tmax} \
-             in units of {g}; limit {MAX_CLAUSES}): list scheduling result"
-        );
+    if let Err(why) = within_limit(&m, tmax) {
+        let msg = format!("{why}: list scheduling result");
         log::info!("{msg}");
         res.note(msg);
         return res;
