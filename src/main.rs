@@ -47,6 +47,10 @@ enum Cmd {
         /// How many violations to list in detail (all are counted).
         #[arg(long, default_value_t = 20)]
         max_violations: usize,
+        /// Also compute the lower bounds (`tmin bound`) and show how far a legal
+        /// schedule is from them.
+        #[arg(long)]
+        bound: bool,
     },
     /// Find a schedule: makespan, proven lower bound and proof status.
     Solve(SolveArgs),
@@ -271,6 +275,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             schedule,
             json,
             max_violations,
+            bound,
         } => {
             if instance.as_os_str() == "-" && schedule.as_os_str() == "-" {
                 return Err(Failure::Usage(
@@ -282,12 +287,17 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             let (src, name) = open_input(&schedule)?;
             let rep = check_reader(&inst, std::io::BufReader::new(src), &name, max_violations)?;
             log::info!("checked in {:.3} s", t0.elapsed().as_secs_f64());
+            let bounds = (bound && rep.is_legal()).then(|| tmin::bounds::lower_bounds(&inst));
+            let b = bounds.as_ref().map(|x| report::CheckBound {
+                value: x.best.value,
+                source: &x.best.source,
+            });
             let mut out = std::io::stdout().lock();
             if json {
-                let v = report::check_json(&inst.name, &name, &rep);
+                let v = report::check_json(&inst.name, &name, &rep, b.as_ref());
                 writeln!(out, "{v}").map_err(io_failure)?;
             } else {
-                write!(out, "{}", report::check_text(&rep)).map_err(io_failure)?;
+                write!(out, "{}", report::check_text(&rep, b.as_ref())).map_err(io_failure)?;
             }
             Ok(ExitCode::from(if rep.is_legal() { 0 } else { 1 }))
         }

@@ -26,7 +26,29 @@ fn counts_json(rep: &Report) -> Value {
 }
 
 /// The machine-readable verdict of `tmin check`.
-pub fn check_json(instance: &str, schedule: &str, rep: &Report) -> Value {
+/// A legal schedule's distance to a proven lower bound (`tmin check --bound`).
+pub struct CheckBound<'a> {
+    pub value: u64,
+    pub source: &'a str,
+}
+
+impl CheckBound<'_> {
+    /// (makespan - bound) / makespan; 0 when the makespan meets the bound.
+    fn gap(&self, makespan: u128) -> f64 {
+        if makespan == 0 {
+            0.0
+        } else {
+            (makespan - u128::from(self.value).min(makespan)) as f64 / makespan as f64
+        }
+    }
+}
+
+pub fn check_json(
+    instance: &str,
+    schedule: &str,
+    rep: &Report,
+    bound: Option<&CheckBound>,
+) -> Value {
     let violations: Vec<Value> = rep
         .violations
         .kept
@@ -47,7 +69,7 @@ pub fn check_json(instance: &str, schedule: &str, rep: &Report) -> Value {
             o
         })
         .collect();
-    json!({
+    let mut v = json!({
         "instance": instance,
         "schedule": schedule,
         "legal": rep.is_legal(),
@@ -56,19 +78,40 @@ pub fn check_json(instance: &str, schedule: &str, rep: &Report) -> Value {
         "violation_count": rep.violations.total(),
         "counts": counts_json(rep),
         "violations": violations,
-    })
+    });
+    if let (Some(b), Some(ms)) = (bound, rep.makespan.filter(|_| rep.is_legal())) {
+        v["lower_bound"] = json!(b.value);
+        v["bound_source"] = json!(b.source);
+        v["gap"] = json!(b.gap(ms));
+        // true: proven optimal; false: not known (the bound may be weak).
+        v["meets_bound"] = json!(ms == u128::from(b.value));
+    }
+    v
 }
 
 /// The human verdict of `tmin check`.
-pub fn check_text(rep: &Report) -> String {
+pub fn check_text(rep: &Report, bound: Option<&CheckBound>) -> String {
     let mut s = String::new();
     if rep.is_legal() {
-        let _ = writeln!(
-            s,
-            "legal: makespan {} ({} rows)",
-            rep.makespan.unwrap_or(0),
-            rep.rows
-        );
+        let ms = rep.makespan.unwrap_or(0);
+        let _ = writeln!(s, "legal: makespan {ms} ({} rows)", rep.rows);
+        if let Some(b) = bound {
+            let _ = writeln!(
+                s,
+                "lower bound {} ({}): {}",
+                b.value,
+                b.source,
+                if ms == u128::from(b.value) {
+                    "the schedule is proven optimal".to_string()
+                } else {
+                    format!(
+                        "gap at most {:.2}% (for a proof or a better schedule: \
+                         tmin solve INSTANCE --start SCHEDULE)",
+                        100.0 * b.gap(ms)
+                    )
+                }
+            );
+        }
         return s;
     }
     let total = rep.violations.total();

@@ -127,6 +127,54 @@ fn example1_is_legal_at_38_cli() {
 }
 
 #[test]
+fn check_bound_shows_the_distance_to_the_lower_bound() {
+    // The example's critical-path bound is 38: its 38 schedule is proven optimal.
+    let (code, out, err) = tmin(&[
+        "check",
+        "--bound",
+        &repo("instances/example1.txt"),
+        &repo("instances/example1.schedule.txt"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("lower bound 38") && out.contains("proven optimal"),
+        "{out}"
+    );
+    // A legal but slow schedule: every start of the 38 schedule delayed by 100.
+    let late: String = {
+        let i = inst(EX1);
+        let read = tmin::schedule::read_schedule(&i, EX1_SCHED.as_bytes(), "s", 5).unwrap();
+        let mut s = read.schedule.unwrap();
+        s.start.iter_mut().for_each(|t| *t += 100);
+        let g = NodeGraph::new(&i, s.choice.clone()).unwrap();
+        let mut buf = Vec::new();
+        tmin::schedule::write_schedule(&g, &s, &mut buf).unwrap();
+        String::from_utf8(buf).unwrap()
+    };
+    let f = tmp("late.schedule", late.as_bytes());
+    let f = f.to_str().unwrap();
+    let (code, out, _) = tmin(&[
+        "check",
+        "--bound",
+        "--json",
+        &repo("instances/example1.txt"),
+        f,
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(
+        (v["makespan"].as_u64(), v["lower_bound"].as_u64()),
+        (Some(138), Some(38))
+    );
+    assert_eq!(v["meets_bound"], false);
+    let gap = v["gap"].as_f64().unwrap();
+    assert!((gap - 100.0 / 138.0).abs() < 1e-9, "{gap}");
+    // Without --bound the fields are absent (the bound costs a pass over the graph).
+    let (_, out, _) = tmin(&["check", "--json", &repo("instances/example1.txt"), f]);
+    assert!(!out.contains("lower_bound"), "{out}");
+}
+
+#[test]
 fn example1_is_legal_at_38_library() {
     // SPEC 7a: tiling 1 of op 1 (diamond), op 3 node 3 ends at 35 + 3 = 38.
     let i = inst(EX1);
