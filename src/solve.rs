@@ -52,9 +52,9 @@ pub struct SolveOptions {
     pub threads: usize,
     /// Print progress lines on stderr.
     pub progress: bool,
-    /// List scheduling stops early after this many passes (and this many tiling
-    /// moves) in a row without a better makespan. `None`: it uses the whole
-    /// time limit. The exact engines set it for their incumbent step, where a
+    /// List scheduling stops early once this many sampling passes in a row
+    /// brought no better makespan (tiling moves: this many, and at least as
+    /// many as came before them). `None`: it uses the whole time limit. The exact engines set it for their incumbent step, where a
     /// few seconds of stalled sampling are better spent on proofs.
     pub list_patience: Option<usize>,
     /// A legal schedule to start from (`--start`): the list engine takes it as

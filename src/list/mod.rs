@@ -286,10 +286,9 @@ impl<'g, 'a> Searcher<'g, 'a> {
     }
 }
 
-/// Patience of the incumbent step of the exact engines and the portfolio:
-/// passes (and tiling moves) in a row without improvement before list
-/// scheduling hands over. Small graphs stall within milliseconds; large ones
-/// still reach their time share.
+/// Patience of the incumbent step of the exact engines and the portfolio
+/// (`SolveOptions::list_patience`): small graphs stall within milliseconds;
+/// large ones, or ones still improving, reach their time share.
 pub const INCUMBENT_PATIENCE: usize = 200;
 
 /// Forward-backward improvement of a given legal schedule (e.g. a SAT model,
@@ -446,7 +445,9 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
             std::collections::HashMap::new();
         while !search.expired()
             && best.makespan > lb
-            && stalled < patience
+            // Tiling moves change the graph: improvements come late, so the
+            // search stops only when the later half of its moves found none.
+            && stalled < patience.max(moves)
             && search.remaining().as_secs_f64() > 2.0 * pass_seconds * 6.0
         {
             let op = flexible[rng.below(flexible.len())];
