@@ -1,9 +1,12 @@
 //! The CNF of "is there a schedule of the model with makespan <= T?" and the
 //! incremental solve loop with lazy core and memory cuts (models/sat.md).
 //!
-//! Integers are order-encoded: for an integer `X` with domain `[lo, hi]`, variable
-//! `lo + i` means `X <= lo + i` for `i` in `0 .. hi - lo`; `X <= t` is false for
-//! `t < lo` and true for `t >= hi`. Starts of nodes, and per op the end of its
+//! Integers are order-encoded over time points: every integer, or (for long
+//! horizons) only the event points, the sums of durations that a left-justified
+//! schedule can produce (`Points`, models/sat.md 1.6). For an integer `X` whose
+//! domain is the points `p_lo < ... < p_hi`, variable `i` means `X <= p_(lo+i)`;
+//! `X <= t` for any `t` is the variable of the largest point `<= t`, false below
+//! `p_lo` and true from `p_hi` on. Starts of nodes, and per op the end of its
 //! sinks (`F`) and the start of its sources (`G`), are such integers.
 
 use std::cell::Cell;
@@ -41,26 +44,124 @@ impl std::ops::Not for L {
     }
 }
 
-/// An order-encoded integer.
+/// The time points integers may take: every integer (`None`), or a sorted
+/// list of event points that contains 0 and the horizon.
+#[derive(Clone, Debug, Default)]
+pub struct Points(Option<Vec<i64>>);
+
+impl Points {
+    pub fn every() -> Self {
+        Points(None)
+    }
+
+    /// Points from a sorted, duplicate-free list (from `event_points`).
+    pub fn from_sorted(p: Vec<i64>) -> Self {
+        debug_assert!(p.windows(2).all(|w| w[0] < w[1]));
+        Points(Some(p))
+    }
+
+    pub fn is_every(&self) -> bool {
+        self.0.is_none()
+    }
+
+    /// Index of the largest point `<= t` (-1 if none); the identity when dense.
+    #[inline]
+    fn idx_le(&self, t: i64) -> i64 {
+        match &self.0 {
+            None => t,
+            Some(p) => p.partition_point(|&x| x <= t) as i64 - 1,
+        }
+    }
+
+    /// The point at index `i`.
+    #[inline]
+    fn at(&self, i: i64) -> i64 {
+        match &self.0 {
+            None => i,
+            Some(p) => p[i as usize],
+        }
+    }
+
+    /// The largest point `<= t` (`t` itself when dense or below every point).
+    pub fn down(&self, t: i64) -> i64 {
+        let i = self.idx_le(t);
+        if i < 0 { t } else { self.at(i) }
+    }
+
+    /// The smallest point `>= t` (`t` itself when dense or above every point).
+    pub fn up(&self, t: i64) -> i64 {
+        match &self.0 {
+            None => t,
+            Some(p) => p.get(p.partition_point(|&x| x < t)).copied().unwrap_or(t),
+        }
+    }
+
+    /// How many points lie in `[lo, hi]`.
+    pub fn count(&self, lo: i64, hi: i64) -> u128 {
+        if hi < lo {
+            return 0;
+        }
+        match &self.0 {
+            None => (hi - lo) as u128 + 1,
+            Some(_) => (self.idx_le(hi) - self.idx_le(lo - 1)).max(0) as u128,
+        }
+    }
+}
+
+/// Event points up to `tmax` (in time units): 0, `tmax`, and every sum of
+/// durations of distinct nodes of the model. In a left-justified schedule every
+/// start is 0 or the end of another node, so by induction every start and end
+/// is such a sum (models/sat.md 1.6). `None` when there would be more than
+/// `cap` points (the encoding would be too large anyway) or, with `for_gain`,
+/// when the points are at least half of all instants (nothing to gain).
+pub fn event_points(m: &Model, tmax: u64, cap: usize, for_gain: bool) -> Option<Vec<i64>> {
+    let tmax = i64::try_from(tmax).ok()?;
+    let mut durs: Vec<i64> = m
+        .nodes
+        .iter()
+        .filter_map(|n| i64::try_from(n.dur).ok())
+        .filter(|&d| d > 0 && d <= tmax)
+        .collect();
+    durs.sort_unstable();
+    let mut pts: Vec<i64> = vec![0];
+    let mut next: Vec<i64> = Vec::new();
+    for d in durs {
+        // pts merged with pts + d (each node used at most once).
+        next.clear();
+        let shifted = &pts[..pts.partition_point(|&x| x.saturating_add(d) <= tmax)];
+        let (mut i, mut j) = (0, 0);
+        while i < pts.len() || j < shifted.len() {
+            let x = if j >= shifted.len() || (i < pts.len() && pts[i] <= shifted[j] + d) {
+                i += 1;
+                pts[i - 1]
+            } else {
+                j += 1;
+                shifted[j - 1] + d
+            };
+            if next.last() != Some(&x) {
+                next.push(x);
+            }
+        }
+        std::mem::swap(&mut pts, &mut next);
+        if pts.len() > cap || (for_gain && 2 * pts.len() as u128 > tmax as u128 + 1) {
+            return None;
+        }
+    }
+    if pts.last() != Some(&tmax) {
+        pts.push(tmax);
+    }
+    Some(pts)
+}
+
+/// An order-encoded integer over the points with indices `ilo ..= ihi`
+/// (`lo`, `hi`: those points).
 #[derive(Clone, Copy, Debug)]
 pub struct IVar {
     base: u32,
     pub lo: i64,
     pub hi: i64,
-}
-
-impl IVar {
-    /// `X <= t`.
-    #[inline]
-    pub fn le(&self, t: i64) -> L {
-        if t < self.lo {
-            L::F
-        } else if t >= self.hi {
-            L::T
-        } else {
-            L::Lit(Var::from_index((self.base as i64 + t - self.lo) as usize).positive())
-        }
-    }
+    ilo: i64,
+    ihi: i64,
 }
 
 /// The proof sink: discards everything, but fails once the stop time has passed,
@@ -162,6 +263,8 @@ pub struct Encoder<'m, 'a> {
     stop: Rc<Cell<Option<Instant>>>,
     cancel: Option<Arc<AtomicBool>>,
     n_vars: u32,
+    /// The instants integers may take.
+    pub pts: Points,
     /// Largest makespan the encoding admits (scaled).
     pub tmax: i64,
     pub start: Vec<IVar>,
@@ -185,14 +288,22 @@ pub struct Encoder<'m, 'a> {
     clause_ends: Vec<usize>,
 }
 
-/// Clause count estimate for `tmax`, to refuse instances too large to encode.
-pub fn estimate(m: &Model, tmax: u64) -> u128 {
-    let tmax = u128::from(tmax);
+/// Clause count estimate for `tmax` over `pts`, to refuse instances too large
+/// to encode.
+pub fn estimate(m: &Model, tmax: u64, pts: &Points) -> u128 {
     let win = |v: usize| -> u128 {
         let nd = &m.nodes[v];
-        let hi = tmax.saturating_sub(u128::from(nd.tail) + u128::from(nd.dur));
-        hi.saturating_sub(u128::from(nd.head)) + 1
+        let hi = i128::from(tmax) - i128::from(nd.tail) - i128::from(nd.dur);
+        let lo = i128::from(nd.head);
+        if hi < lo {
+            1
+        } else {
+            pts.count(lo as i64, hi.min(i128::from(i64::MAX)) as i64)
+                .max(1)
+        }
     };
+    let all = pts.count(0, i64::try_from(tmax).unwrap_or(i64::MAX));
+    let tmax = all.saturating_sub(1);
     let mut total: u128 = 0;
     for v in 0..m.nodes.len() {
         let w = win(v);
@@ -226,13 +337,20 @@ pub fn estimate(m: &Model, tmax: u64) -> u128 {
 }
 
 impl<'m, 'a> Encoder<'m, 'a> {
-    /// Builds the static clauses for makespans up to `tmax` (scaled).
+    /// Builds the static clauses for makespans up to `tmax` (scaled), over
+    /// every instant.
     pub fn new(m: &'m Model<'a>, tmax: u64) -> Self {
-        Self::cancellable(m, tmax, None)
+        Self::cancellable(m, tmax, Points::every(), None)
     }
 
-    /// As `new`, with searches also stopped when `cancel` is set.
-    pub fn cancellable(m: &'m Model<'a>, tmax: u64, cancel: Option<Arc<AtomicBool>>) -> Self {
+    /// As `new`, over the time points `pts`, with searches also stopped when
+    /// `cancel` is set.
+    pub fn cancellable(
+        m: &'m Model<'a>,
+        tmax: u64,
+        pts: Points,
+        cancel: Option<Arc<AtomicBool>>,
+    ) -> Self {
         let stop = Rc::new(Cell::new(None));
         let solver = fresh_solver(&stop, &cancel);
         let n_mem = m.inst.platform.mems.len() as TypeIdx;
@@ -242,6 +360,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
             stop,
             cancel,
             n_vars: 0,
+            pts,
             tmax: tmax as i64,
             start: Vec::with_capacity(m.nodes.len()),
             fend: vec![None; m.op_slots.len()],
@@ -267,16 +386,49 @@ impl<'m, 'a> Encoder<'m, 'a> {
         v.positive()
     }
 
+    /// An integer over the points in `[lo, hi]`; when there is none, fixed at
+    /// the first point from `lo` (callers make such an integer's node unselectable).
     fn new_int(&mut self, lo: i64, hi: i64) -> IVar {
-        let hi = hi.max(lo);
+        let mut ilo = self.pts.idx_le(lo - 1) + 1;
+        if !self.pts.is_every() {
+            // Past the last point (the horizon): fixed there instead.
+            ilo = ilo.min(self.pts.idx_le(self.tmax).max(0));
+        }
+        let ihi = self.pts.idx_le(hi).max(ilo);
         let base = self.n_vars;
-        self.n_vars += (hi - lo) as u32;
-        self.stats.vars += (hi - lo) as usize;
-        let x = IVar { base, lo, hi };
-        for t in lo..hi - 1 {
-            self.clause(&[!x.le(t), x.le(t + 1)]);
+        self.n_vars += (ihi - ilo) as u32;
+        self.stats.vars += (ihi - ilo) as usize;
+        let x = IVar {
+            base,
+            lo: self.pts.at(ilo),
+            hi: self.pts.at(ihi),
+            ilo,
+            ihi,
+        };
+        for i in 0..ihi - ilo - 1 {
+            let a = Var::from_index((base as i64 + i) as usize).positive();
+            let b = Var::from_index((base as i64 + i + 1) as usize).positive();
+            self.clause(&[L::Lit(!a), L::Lit(b)]);
         }
         x
+    }
+
+    /// The literal `X <= t`.
+    #[inline]
+    pub fn le(&self, x: IVar, t: i64) -> L {
+        let i = self.pts.idx_le(t);
+        if i < x.ilo {
+            L::F
+        } else if i >= x.ihi {
+            L::T
+        } else {
+            L::Lit(Var::from_index((x.base as i64 + i - x.ilo) as usize).positive())
+        }
+    }
+
+    /// Whether some point lies in `[lo, hi]`.
+    fn any_point(&self, lo: i64, hi: i64) -> bool {
+        self.pts.count(lo, hi) > 0
     }
 
     /// Adds a clause of literals and constants (satisfied ones are skipped).
@@ -325,13 +477,15 @@ impl<'m, 'a> Encoder<'m, 'a> {
     /// for every t, `A <= t -> B <= t - shift`.
     fn le_imp(&mut self, a: IVar, b: IVar, shift: i64, cond: &[L]) {
         let mut buf: Vec<L> = Vec::with_capacity(cond.len() + 2);
-        for t in a.lo..=a.hi {
-            let rhs = b.le(t - shift);
+        // `A <= t` only changes at A's points: the clauses there imply the rest.
+        for i in a.ilo..=a.ihi {
+            let t = self.pts.at(i);
+            let rhs = self.le(b, t - shift);
             if rhs == L::T {
                 break;
             }
             buf.clear();
-            buf.push(!a.le(t));
+            buf.push(!self.le(a, t));
             buf.push(rhs);
             buf.extend_from_slice(cond);
             self.clause(&buf);
@@ -371,7 +525,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
             let hi = tmax - nd.tail as i64 - nd.dur as i64;
             let x = self.new_int(lo, hi);
             self.start.push(x);
-            if hi < lo {
+            if !self.any_point(lo, hi) {
                 let s = self.node_sel(v as u32);
                 self.clause(&[!s]);
             }
@@ -551,7 +705,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
                         > u128::from(m.inst.platform.mems[mt as usize].size)
                 });
                 if clash {
-                    cost += (xu.hi - xu.lo + xv.hi - xv.lo + 2) as usize;
+                    cost += (xu.ihi - xu.ilo + xv.ihi - xv.ilo + 2) as usize;
                     if cost > MEMORY_PAIR_CLAUSES {
                         log::info!("sat: too many memory pairs; left to lazy cuts");
                         return;
@@ -585,7 +739,11 @@ impl<'m, 'a> Encoder<'m, 'a> {
         for v in 0..self.m.nodes.len() {
             let nd = &self.m.nodes[v];
             let bound = t - nd.tail as i64 - nd.dur as i64;
-            let c = [!lit, !self.sel[nd.slot as usize], self.start[v].le(bound)];
+            let c = [
+                !lit,
+                !self.sel[nd.slot as usize],
+                self.le(self.start[v], bound),
+            ];
             self.clause(&c);
         }
         self.makespan_lits.insert(t, lit);
@@ -673,12 +831,12 @@ impl<'m, 'a> Encoder<'m, 'a> {
         let start = self
             .start
             .iter()
-            .map(|x| {
-                let mut t = x.lo;
-                while t < x.hi && !is_true(x.le(t)) {
-                    t += 1;
+            .map(|&x| {
+                let mut i = x.ilo;
+                while i < x.ihi && !is_true(self.le(x, self.pts.at(i))) {
+                    i += 1;
                 }
-                t as u64
+                self.pts.at(i) as u64
             })
             .collect();
         Decoded { slot_of_op, start }
@@ -755,8 +913,8 @@ impl<'m, 'a> Encoder<'m, 'a> {
             lits.clear();
             for &v in set {
                 let x = self.start[v as usize];
-                lits.push(!x.le(u));
-                lits.push(x.le(u - m.nodes[v as usize].dur as i64));
+                lits.push(!self.le(x, u));
+                lits.push(self.le(x, u - m.nodes[v as usize].dur as i64));
                 lits.push(!self.node_sel(v));
             }
             self.clause(&lits);
@@ -887,13 +1045,13 @@ impl<'m, 'a> Encoder<'m, 'a> {
         let p = self.m.nodes[x as usize].dur as i64;
         let sx = self.node_sel(x);
         if p > 0 {
-            self.clause(&[L::Lit(h), !sx, !xs.le(t), xs.le(t - p)]);
+            self.clause(&[L::Lit(h), !sx, !self.le(xs, t), self.le(xs, t - p)]);
         }
         let mut succ: Vec<(u32, L)> = Vec::new();
         self.for_each_mem_succ(x, mt, |y, ys| succ.push((y, ys)));
         for (y, ys) in succ {
-            let yl = self.start[y as usize].le(t);
-            self.clause(&[L::Lit(h), !sx, !ys, !xs.le(t), yl]);
+            let yl = self.le(self.start[y as usize], t);
+            self.clause(&[L::Lit(h), !sx, !ys, !self.le(xs, t), yl]);
         }
         self.hold_lits.insert((x, mt, t), h);
         h

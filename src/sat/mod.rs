@@ -14,7 +14,7 @@ use crate::instance::Instance;
 use crate::schedule::Schedule;
 use crate::solve::{Deadline, SolveOptions, SolveResult, Status};
 
-use encode::{Answer, Decoded, Encoder, estimate};
+use encode::{Answer, Decoded, Encoder, Points, estimate, event_points};
 use model::{Model, candidates};
 
 const ENGINE: &str = "sat";
@@ -123,18 +123,48 @@ fn run(inst: &Instance, opts: &SolveOptions, deadline: &Deadline) -> SolveResult
     search(inst, deadline, &bounds, res)
 }
 
-/// Whether the encoding for horizon `tmax` (in time units) stays within
-/// `MAX_CLAUSES`; the error says why not.
-fn within_limit(m: &Model, tmax: u64) -> Result<(), String> {
-    let est = estimate(m, tmax);
+/// The time points of an encoding for horizon `tmax` (in time units) that
+/// stays within `MAX_CLAUSES`: every instant, or when that is too large, the
+/// event points (sums of durations); the error says why neither fits.
+/// `TMIN_SAT_POINTS=dense|events` forces one or the other (for tests and
+/// diagnosis: both must give the same answers).
+fn within_limit(m: &Model, tmax: u64) -> Result<Points, String> {
+    let forced = std::env::var("TMIN_SAT_POINTS").ok();
+    let dense = estimate(m, tmax, &Points::every());
+    if forced.as_deref() != Some("events")
+        && (dense <= MAX_CLAUSES || forced.as_deref() == Some("dense"))
+    {
+        return if dense <= MAX_CLAUSES {
+            Ok(Points::every())
+        } else {
+            Err(format!(
+                "instance too large for the SAT encoding (about {dense} clauses for horizon \
+                 {tmax} in units of {}; limit {MAX_CLAUSES})",
+                m.g
+            ))
+        };
+    }
+    // Each node needs an order literal per point of its window: more points
+    // than MAX_CLAUSES / nodes cannot fit (this also bounds the work below).
+    let cap = (MAX_CLAUSES / m.nodes.len().max(1) as u128) as usize;
+    let Some(pts) = event_points(m, tmax, cap, forced.is_none()) else {
+        return Err(format!(
+            "instance too large for the SAT encoding (about {dense} clauses for horizon {tmax} \
+             in units of {}; limit {MAX_CLAUSES}; event points do not compress it enough)",
+            m.g
+        ));
+    };
+    let n_pts = pts.len();
+    let pts = Points::from_sorted(pts);
+    let est = estimate(m, tmax, &pts);
     if est > MAX_CLAUSES {
         return Err(format!(
-            "instance too large for the SAT encoding (about {est} clauses for horizon {tmax} \
-             in units of {}; limit {MAX_CLAUSES})",
+            "instance too large for the SAT encoding (about {est} clauses over {n_pts} event \
+             points up to horizon {tmax} in units of {}; limit {MAX_CLAUSES})",
             m.g
         ));
     }
-    Ok(())
+    Ok(pts)
 }
 
 /// Whether the SAT engine can encode the search below `incumbent` (the
@@ -148,7 +178,7 @@ pub fn fits(inst: &Instance, incumbent: Option<u64>) -> Result<(), String> {
         Some(ms) => ms.saturating_sub(1) / m.g,
         None => m.horizon,
     };
-    within_limit(&m, tmax)
+    within_limit(&m, tmax).map(|_| ())
 }
 
 /// The exact search from an incumbent result (a legal schedule, or none) and the
@@ -257,14 +287,29 @@ pub fn search(
         );
         return res;
     }
-    if let Err(why) = within_limit(&m, tmax) {
-        let msg = format!("{why}: list scheduling result");
-        log::info!("{msg}");
-        res.note(msg);
-        return res;
-    }
+    let pts = match within_limit(&m, tmax) {
+        Ok(p) => p,
+        Err(why) => {
+            let msg = format!("{why}: list scheduling result");
+            log::info!("{msg}");
+            res.note(msg);
+            return res;
+        }
+    };
+    // Over event points, optimal makespans are points too (models/sat.md 1.6):
+    // bounds may jump to the next point.
+    let points_note = if pts.is_every() {
+        ""
+    } else {
+        res.note(format!(
+            "time compressed to {} event points (sums of durations) of {} instants",
+            pts.count(0, tmax as i64),
+            tmax + 1
+        ));
+        "; optimal makespans are sums of durations (event points)"
+    };
     let t_build = Instant::now();
-    let mut enc = Encoder::cancellable(&m, tmax, deadline.cancel.clone());
+    let mut enc = Encoder::cancellable(&m, tmax, pts, deadline.cancel.clone());
     res.note(format!(
         "encoding: {} nodes over {} candidate tilings, makespans <= {} (units of {g}): \
          {} variables, {} clauses, built in {:.3} s",
@@ -291,11 +336,23 @@ pub fn search(
     let mut gallop = true;
     let mut last_probe = Duration::from_millis(40);
     let mut polished = 0usize;
+    // The bound moved to an event point without a SAT call.
+    let mut jumped = false;
     while lo <= hi {
         if !gallop {
             step = 1;
         }
         let t = hi.saturating_sub(step - 1).max(lo);
+        // "makespan <= t" is "makespan <= the point at or below t".
+        let t = match enc.pts.down(t as i64) {
+            p if p >= lo as i64 => p as u64,
+            _ => {
+                // No point in [lo, t]: no optimal makespan there either.
+                lo = enc.pts.up(t as i64 + 1) as u64;
+                jumped = true;
+                continue;
+            }
+        };
         let stop = if t == hi {
             deadline.end
         } else {
@@ -347,7 +404,7 @@ pub fn search(
                     t * g,
                     t1.elapsed().as_secs_f64()
                 );
-                lo = t + 1;
+                lo = enc.pts.up(t as i64 + 1) as u64;
                 last_unsat = Some(t);
                 enc.fix_makespan(t as i64, false);
                 step = (hi.saturating_sub(lo) + 1).div_ceil(2).max(1);
@@ -383,9 +440,11 @@ pub fn search(
     ));
     if let Some(t) = last_unsat {
         lb_source = format!(
-            "SAT: no schedule with makespan <= {} (UNSAT over all candidate tilings)",
+            "SAT: no schedule with makespan <= {} (UNSAT over all candidate tilings){points_note}",
             t * g
         );
+    } else if jumped {
+        lb_source.push_str(points_note);
     }
 
     // 5. The result: the best schedule, validated, with the proven bound.
@@ -428,7 +487,7 @@ fn alone_feasible(inst: &Instance, op: usize, t: u32, deadline: &Deadline) -> Op
     let mut cand: Vec<Vec<u32>> = vec![Vec::new(); inst.graph.n_ops()];
     cand[op] = vec![t];
     let m = Model::new(inst, &cand);
-    if estimate(&m, m.horizon) > MAX_CLAUSES / 4 {
+    if estimate(&m, m.horizon, &Points::every()) > MAX_CLAUSES / 4 {
         return None;
     }
     let mut enc = Encoder::new(&m, m.horizon);

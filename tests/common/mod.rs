@@ -25,3 +25,17 @@ pub fn tmin(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// As `tmin`, with extra environment variables.
+pub fn tmin_env(args: &[&str], envs: &[(&str, &str)]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_tmin"))
+        .args(args)
+        .envs(envs.iter().copied())
+        .output()
+        .expect("run tmin");
+    (
+        out.status.code().expect("exit code, not a signal"),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
