@@ -159,7 +159,7 @@ fn run(
             let inc_milp = inc.clone();
             let (d_sat, d_milp) = (&shared, &shared);
             let h_sat = s.spawn(|| {
-                let r = crate::sat::search(inst, d_sat, bounds, inc_sat);
+                let r = crate::sat::search(inst, d_sat, bounds, inc_sat, None);
                 settled(&r);
                 r
             });
@@ -200,14 +200,19 @@ fn run(
         } else {
             deadline.share(0.5)
         };
+        // A first probe that is still undecided at half the time rarely ends
+        // well (the encoding is too hard to start on): the search hands the
+        // rest back to list scheduling from the incumbent.
+        let first_answer_by = Instant::now() + sat_deadline.remaining().mul_f64(0.5);
         note(
             &mut inc,
             format!(
-                "{nodes} nodes: SAT engine on {:.1} s (one thread)",
+                "{nodes} nodes: SAT engine on {:.1} s (one thread; it gives up at half of that \
+                 when no probe has been answered)",
                 sat_deadline.remaining().as_secs_f64()
             ),
         );
-        crate::sat::search(inst, &sat_deadline, bounds, inc)
+        crate::sat::search(inst, &sat_deadline, bounds, inc, Some(first_answer_by))
     };
     let mut r = r;
     // Time left and no proof (e.g. an instance too large for the encodings):

@@ -340,3 +340,28 @@ GetInferenceScheResult([],[[7,1,1]])",
         r.notes
     );
 }
+
+/// tests/data/tiling-repair.txt: op 1 has three tilings and memory 0 has 7.
+/// Op 2 is two nodes of 3 each on a single type-1 core, so they start one after
+/// the other, and a holder in op 1 keeps its memory until both have started.
+/// Tiling 0 (one node of 6, the shortest) and tiling 1 (one node of 5, the
+/// leanest) are both sinks holding memory 0: 6 + 3 and 5 + 3 exceed 7 when the
+/// first node of op 2 starts, in every order. Tiling 2 (a node of 5, then a node
+/// using no memory, 2 + 2 long) releases before op 2: the only schedulable
+/// choice, and its schedules are serial on both cores: makespan 2 + 2 + 1 + 1.
+/// Both choices the engine starts from deadlock; the tiling repair must find it.
+#[test]
+fn tiling_repair_finds_the_only_schedulable_tiling() {
+    let inst = parse(include_str!("data/tiling-repair.txt"));
+    let r = solve_checked(&inst, 0.3);
+    assert_eq!(r.makespan, Some(6), "{:?}", r.notes);
+    let s = r.schedule.as_ref().unwrap();
+    assert_eq!(inst.library.tilings[s.choice[0] as usize].id, 2);
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.starts_with("tiling repair: makespan 6")),
+        "{:?}",
+        r.notes
+    );
+}

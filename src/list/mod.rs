@@ -10,6 +10,7 @@
 pub mod backward;
 pub mod frugal;
 pub mod priority;
+pub mod repair;
 pub mod sgs;
 pub mod tiling;
 
@@ -328,6 +329,14 @@ fn found_from(g: &NodeGraph, schedule: &crate::schedule::Schedule, how: &str) ->
 
 /// Evaluates one tiling choice quickly: the deterministic rules and a little
 /// forward-backward. Returns the best found.
+/// A 64-bit hash of a tiling choice (a collision only skips one evaluation).
+fn fingerprint(choice: &[u32]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    choice.hash(&mut h);
+    h.finish()
+}
+
 fn evaluate(inst: &Instance, choice: Vec<u32>, target: u64, deadline: &Deadline) -> Option<Found> {
     let g = NodeGraph::new(inst, choice).ok()?;
     let mut s = Searcher::new(&g);
@@ -423,6 +432,41 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
             None => notes.push("warm start ignored: makespan beyond 2^64".into()),
         }
     }
+    // No schedule from either choice: with tight memory the tilings are to
+    // blame more often than the order, so walk the choices (half the time).
+    let flexible = flexible_ops(inst);
+    if best.is_none() && !flexible.is_empty() && !deadline.expired() {
+        let t = Instant::now();
+        let rep = repair::feasible_choice(
+            inst,
+            lean_choice(inst),
+            &flexible,
+            lb,
+            &deadline.share(0.5),
+            &mut rng,
+            &progress,
+        );
+        match rep.found {
+            Some((c, f)) => {
+                notes.push(format!(
+                    "tiling repair: makespan {} after {} tries ({} restarts, {:.2} s), by {}",
+                    f.makespan,
+                    rep.tries,
+                    rep.restarts,
+                    t.elapsed().as_secs_f64(),
+                    f.how
+                ));
+                choice = c;
+                best = Some(f);
+            }
+            None => notes.push(format!(
+                "tiling repair: no schedulable choice in {} tries ({} restarts, {:.2} s)",
+                rep.tries,
+                rep.restarts,
+                t.elapsed().as_secs_f64()
+            )),
+        }
+    }
     let Some(mut best) = best else {
         let mut r = SolveResult::without_schedule(Status::Unknown, lb, &bounds.best.source, ENGINE);
         for n in notes {
@@ -434,7 +478,6 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
 
     // 2. Tiling local search, when there is a choice and time for it.
     let patience = opts.list_patience.unwrap_or(usize::MAX);
-    let flexible = flexible_ops(inst);
     if !flexible.is_empty() && best.makespan > lb {
         let search = deadline.share(0.5);
         let mut moves = 0usize;
@@ -443,21 +486,49 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
         // (op, tiling) -> (moves that found no schedule at all, moves that did).
         let mut outcome: std::collections::HashMap<(u32, u32), (u32, u32)> =
             std::collections::HashMap::new();
+        // Evaluation is deterministic: a choice seen before is not evaluated
+        // again, and when draws keep hitting seen choices the neighbourhood is
+        // exhausted (small instances: one op with two alternatives would
+        // otherwise be evaluated thousands of times).
+        let mut seen: std::collections::HashSet<u64> = std::collections::HashSet::new();
+        seen.insert(fingerprint(&choice));
+        let neighbourhood: usize = flexible
+            .iter()
+            .map(|&op| inst.usable_tilings(op).count() - 1)
+            .sum();
+        let mut repeats = 0usize;
+        let mut width = 1usize;
         while !search.expired()
             && best.makespan > lb
             // Tiling moves change the graph: improvements come late, so the
             // search stops only when the later half of its moves found none.
-            && stalled < patience.max(moves)
+            && stalled < patience.max(moves / 2)
             && search.remaining().as_secs_f64() > 2.0 * pass_seconds * 6.0
         {
-            let op = flexible[rng.below(flexible.len())];
-            let options: Vec<u32> = inst
-                .usable_tilings(op)
-                .filter(|&t| t != choice[op as usize])
-                .collect();
             let mut cand = choice.clone();
-            let t = options[rng.below(options.len())];
-            cand[op as usize] = t;
+            let (mut op, mut t) = (0, 0);
+            for _ in 0..width {
+                op = flexible[rng.below(flexible.len())];
+                let options: Vec<u32> = inst
+                    .usable_tilings(op)
+                    .filter(|&x| x != choice[op as usize])
+                    .collect();
+                t = options[rng.below(options.len())];
+                cand[op as usize] = t;
+            }
+            if !seen.insert(fingerprint(&cand)) {
+                repeats += 1;
+                // Every single move seen: pairs of moves; every pair seen: done.
+                if repeats > 4 * neighbourhood.saturating_pow(width as u32) + 20 {
+                    if width == 2 {
+                        break;
+                    }
+                    width = 2;
+                    repeats = 0;
+                }
+                continue;
+            }
+            repeats = 0;
             moves += 1;
             progress.tick(|| {
                 format!(
@@ -481,6 +552,7 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
                 if f.makespan < best.makespan {
                     improved += 1;
                     stalled = 0;
+                    width = 1;
                 }
                 choice = cand;
                 best = f;

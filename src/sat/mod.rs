@@ -120,7 +120,7 @@ fn run(inst: &Instance, opts: &SolveOptions, deadline: &Deadline) -> SolveResult
         res.note("the list schedule meets the lower bound: nothing to search");
         return res;
     }
-    search(inst, deadline, &bounds, res)
+    search(inst, deadline, &bounds, res, None)
 }
 
 /// The time points of an encoding for horizon `tmax` (in time units) that
@@ -181,17 +181,69 @@ pub fn fits(inst: &Instance, incumbent: Option<u64>) -> Result<(), String> {
     within_limit(&m, tmax).map(|_| ())
 }
 
+/// No incumbent yet, and tilings proven never schedulable: list scheduling
+/// again on a copy of the instance without them (its tiling repair then walks
+/// only choices that may work), on a share of the time. Without an incumbent
+/// the encoding spans the serial horizon, where models are hard to find.
+fn list_without(
+    inst: &Instance,
+    never: &[(u32, u64)],
+    deadline: &Deadline,
+    bounds: &crate::bounds::Bounds,
+    mut res: SolveResult,
+) -> SolveResult {
+    let mut restricted = inst.clone();
+    for &(t, horizon) in never {
+        restricted.library.tilings[t as usize].usable =
+            Err(crate::instance::Unusable::NeverSchedulable { horizon });
+    }
+    let opts = SolveOptions {
+        time_limit: deadline.remaining().mul_f64(0.25),
+        list_patience: Some(crate::list::INCUMBENT_PATIENCE),
+        ..SolveOptions::default()
+    };
+    let t = Instant::now();
+    let r = crate::list::solve_with_bounds(&restricted, &opts, bounds);
+    let Some(schedule) = r.schedule else {
+        res.note(format!(
+            "list scheduling without the pruned tilings: no schedule either ({:.2} s)",
+            t.elapsed().as_secs_f64()
+        ));
+        return res;
+    };
+    // Validated against the instance itself, not the copy.
+    let engine = res.engine.clone();
+    match SolveResult::found(inst, schedule, res.lower_bound, &res.bound_source, &engine) {
+        Ok(mut found) => {
+            found.notes = std::mem::take(&mut res.notes);
+            found.note(format!(
+                "list scheduling without the pruned tilings: makespan {} in {:.2} s",
+                found.makespan.unwrap_or(0),
+                t.elapsed().as_secs_f64()
+            ));
+            found
+        }
+        Err(e) => {
+            log::error!("list schedule rejected by the validator: {e}");
+            res
+        }
+    }
+}
+
 /// The exact search from an incumbent result (a legal schedule, or none) and the
 /// instance's lower bounds: the portfolio calls this with a shared incumbent.
 /// Returns the better of the incumbent and what the search proves and finds.
+/// With `first_answer_by`, the search gives up at that instant when the solver
+/// has not answered a single probe yet (an encoding too hard to even start on:
+/// the caller has better uses for the time).
 pub fn search(
     inst: &Instance,
     deadline: &Deadline,
     bounds: &crate::bounds::Bounds,
     mut res: SolveResult,
+    first_answer_by: Option<Instant>,
 ) -> SolveResult {
     let n_ops = inst.graph.n_ops();
-    let incumbent = res.makespan;
 
     // 2. Candidate tilings: dominated ones dropped, then those that cannot be
     //    scheduled even alone (memory) pruned by the solver.
@@ -208,6 +260,7 @@ pub fn search(
     }
     let peaks = crate::list::tiling::serial_peaks(inst);
     let mut pruned = 0;
+    let mut never: Vec<(u32, u64)> = Vec::new();
     for (op, ops_cand) in cand.iter_mut().enumerate() {
         let risky: Vec<u32> = ops_cand
             .iter()
@@ -220,13 +273,14 @@ pub fn search(
                     pruned += 1;
                     ops_cand.retain(|&x| x != t);
                     let o = &inst.graph.ops[op];
+                    let horizon = inst.library.tilings[t as usize]
+                        .nodes()
+                        .map(|v| inst.library.node_dur[v as usize])
+                        .sum::<u64>();
+                    never.push((t, horizon));
                     res.note(format!(
-                        "op {} tiling {}: no legal schedule even alone (UNSAT at horizon {}): pruned",
+                        "op {} tiling {}: no legal schedule even alone (UNSAT at horizon {horizon}): pruned",
                         o.id, inst.library.tilings[t as usize].id,
-                        inst.library.tilings[t as usize]
-                            .nodes()
-                            .map(|v| inst.library.node_dur[v as usize])
-                            .sum::<u64>()
                     ));
                 }
                 Some(true) => {}
@@ -251,9 +305,13 @@ pub fn search(
     }
     if pruned > 0 {
         res.note(format!("{pruned} tilings pruned as never schedulable"));
+        if res.makespan.is_none() {
+            res = list_without(inst, &never, deadline, bounds, res);
+        }
     }
 
     // 3. The model and its encoding for makespans below the incumbent.
+    let incumbent = res.makespan;
     let m = Model::new(inst, &cand);
     let g = m.g;
     let lb0 = bounds.best.value;
@@ -353,8 +411,12 @@ pub fn search(
                 continue;
             }
         };
+        let answered = best.is_some() || last_unsat.is_some();
         let stop = if t == hi {
-            deadline.end
+            match first_answer_by {
+                Some(by) if !answered => by.min(deadline.end),
+                _ => deadline.end,
+            }
         } else {
             let share = deadline
                 .remaining()
@@ -411,6 +473,15 @@ pub fn search(
             }
             Answer::Interrupted => {
                 if deadline.expired() {
+                    interrupted = true;
+                    break;
+                }
+                if !answered && first_answer_by.is_some_and(|by| Instant::now() >= by) {
+                    res.note(format!(
+                        "makespan <= {} undecided after {:.1} s, no probe answered: search given up",
+                        t * g,
+                        t1.elapsed().as_secs_f64()
+                    ));
                     interrupted = true;
                     break;
                 }

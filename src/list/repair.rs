@@ -1,0 +1,169 @@
+//! Feasibility repair of a tiling choice. With tight memory, whether any
+//! schedule exists depends on the tilings more than on the order: a tiling
+//! whose sinks hold much memory can make every order deadlock, while another
+//! tiling of the same op leaves room. When the shortest-path and memory-lean
+//! choices both deadlock on every rung of the ladder, this walk changes the
+//! tilings of the ops that held memory at the deadlock (the ones to blame),
+//! keeps a change when the scheme gets at least as far as before (nodes started
+//! before the deadlock), and restarts from a random choice when it stalls.
+
+use crate::graph::NodeGraph;
+use crate::instance::Instance;
+use crate::solve::{Deadline, Progress};
+
+use super::priority::Rng;
+use super::{Found, Searcher};
+
+/// Non-improving steps before the walk restarts from a random choice.
+const RESTART_AFTER: usize = 40;
+
+/// What the walk did, for the notes.
+pub struct Repair {
+    pub tries: usize,
+    pub restarts: usize,
+    pub found: Option<(Vec<u32>, Found)>,
+}
+
+/// Outcome of one choice: a schedule, or how far the scheme got and which ops held memory.
+enum Outcome {
+    Found(Found),
+    Stuck { started: usize, holding: Vec<u32> },
+}
+
+fn try_choice(inst: &Instance, choice: &[u32], target: u64, deadline: &Deadline) -> Outcome {
+    let Ok(g) = NodeGraph::new(inst, choice.to_vec()) else {
+        return Outcome::Stuck {
+            started: 0,
+            holding: Vec::new(),
+        };
+    };
+    let mut s = Searcher::new(&g);
+    s.deterministic(target, deadline);
+    match (s.best, s.last_deadlock) {
+        (Some(f), _) => Outcome::Found(f),
+        (None, Some(d)) => Outcome::Stuck {
+            started: d.started,
+            holding: d.holding_ops,
+        },
+        (None, None) => Outcome::Stuck {
+            started: 0,
+            holding: Vec::new(),
+        },
+    }
+}
+
+fn other_tiling(inst: &Instance, op: u32, current: u32, rng: &mut Rng) -> u32 {
+    let options: Vec<u32> = inst.usable_tilings(op).filter(|&t| t != current).collect();
+    if options.is_empty() {
+        current
+    } else {
+        options[rng.below(options.len())]
+    }
+}
+
+/// Walks tiling choices from `start` until one can be scheduled or `deadline`.
+/// `flexible` are the ops with more than one usable tiling.
+pub fn feasible_choice(
+    inst: &Instance,
+    start: Vec<u32>,
+    flexible: &[u32],
+    target: u64,
+    deadline: &Deadline,
+    rng: &mut Rng,
+    progress: &Progress,
+) -> Repair {
+    let mut out = Repair {
+        tries: 0,
+        restarts: 0,
+        found: None,
+    };
+    if flexible.is_empty() {
+        return out;
+    }
+    let is_flexible = {
+        let mut f = vec![false; inst.graph.n_ops()];
+        for &op in flexible {
+            f[op as usize] = true;
+        }
+        f
+    };
+    let mut cur = start;
+    out.tries = 1;
+    let (mut cur_started, mut cur_holding) = match try_choice(inst, &cur, target, deadline) {
+        Outcome::Found(f) => {
+            out.found = Some((cur, f));
+            return out;
+        }
+        Outcome::Stuck { started, holding } => (started, holding),
+    };
+    let mut stalled = 0usize;
+    while !deadline.expired() {
+        out.tries += 1;
+        progress.tick(|| {
+            format!(
+                "list: no schedule yet, tiling repair try {} ({} restarts)",
+                out.tries, out.restarts
+            )
+        });
+        let mut cand = cur.clone();
+        let restart = stalled >= RESTART_AFTER;
+        if restart {
+            out.restarts += 1;
+            stalled = 0;
+            for &op in flexible {
+                let t = cand[op as usize];
+                if rng.below(2) == 0 {
+                    cand[op as usize] = other_tiling(inst, op, t, rng);
+                }
+            }
+        } else {
+            // Blame an op that held memory at the deadlock; any flexible op
+            // when none of those has another tiling.
+            let blamed: Vec<u32> = cur_holding
+                .iter()
+                .copied()
+                .filter(|&op| is_flexible[op as usize])
+                .collect();
+            let op = if blamed.is_empty() || rng.below(4) == 0 {
+                flexible[rng.below(flexible.len())]
+            } else {
+                blamed[rng.below(blamed.len())]
+            };
+            let t = cand[op as usize];
+            let t2 = other_tiling(inst, op, t, rng);
+            cand[op as usize] = t2;
+            // Ops of one (type, shape) share their tilings, and whether a tiling
+            // leaves room is mostly its own property: half the moves switch
+            // every op of the group that used the same tiling.
+            if rng.below(2) == 0 {
+                let group = inst.graph.ops[op as usize].group;
+                for &o in flexible {
+                    if inst.graph.ops[o as usize].group == group && cand[o as usize] == t {
+                        cand[o as usize] = t2;
+                    }
+                }
+            }
+        }
+        match try_choice(inst, &cand, target, deadline) {
+            Outcome::Found(f) => {
+                out.found = Some((cand, f));
+                return out;
+            }
+            Outcome::Stuck { started, holding } => {
+                if started > cur_started {
+                    stalled = 0;
+                } else {
+                    stalled += 1;
+                }
+                // Sideways moves are kept (plateaus are wide); a restart is
+                // kept whatever it reached.
+                if restart || started >= cur_started {
+                    cur = cand;
+                    cur_started = started;
+                    cur_holding = holding;
+                }
+            }
+        }
+    }
+    out
+}
