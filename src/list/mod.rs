@@ -3,9 +3,12 @@
 //! For a tiling choice, passes of the schedule generation scheme (`sgs`) run with
 //! several priority rules, then randomised sampling and forward-backward
 //! improvement until the time limit; a pass that deadlocks on memory is retried
-//! in narrower modes (op window, then serial). Tiling choices are improved by
-//! local search with the scheme as evaluator. Every schedule returned has passed
-//! the validator (`SolveResult::found`).
+//! in narrower modes (op window, then serial). When both starting tiling
+//! choices deadlock on every rung, a repair walk (`repair`) changes the tilings
+//! of the ops that held memory until one choice can be scheduled. Tiling choices
+//! are improved by local search with the scheme as evaluator (single moves, then
+//! pairs; each choice evaluated once). Every schedule returned has passed the
+//! validator (`SolveResult::found`).
 
 pub mod backward;
 pub mod frugal;

@@ -396,11 +396,44 @@ pub fn search(
     let mut polished = 0usize;
     // The bound moved to an event point without a SAT call.
     let mut jumped = false;
+    // Bound probes: when the very first probe (just below the incumbent) is
+    // undecided after its share, the encoding is hard near the top. Probes then
+    // climb from just above the proven bound, each on a short share, and every
+    // UNSAT among them raises the bound and teaches the solver clauses that
+    // help the descent: the result carries a real gap even when the top is
+    // never reached (a memory-tight generated instance of 93 nodes: first
+    // probe undecided for 10 s; with bound probes, proven optimal).
+    let mut bound_phase: Option<Instant> = None;
+    let mut bound_phase_done = false;
+    let mut bound_inc: u64 = 1;
+    let mut bound_unsat = 0usize;
+    let lo_before = lo;
+    // The first probe gets a share of the time; when it is undecided after
+    // that, the bound probes run before the descent resumes.
+    let first_share_end = Instant::now()
+        + deadline
+            .remaining()
+            .mul_f64(0.1)
+            .max(Duration::from_secs(1));
     while lo <= hi {
         if !gallop {
             step = 1;
         }
-        let t = hi.saturating_sub(step - 1).max(lo);
+        // Bound probes stay in the lower half while the gap is wide (over 2%):
+        // near the optimum they are the hard proof probes, better left to the
+        // descent, which keeps its learned clauses.
+        let low = bound_phase.is_some_and(|end| Instant::now() < end)
+            && hi >= lo + 2
+            && (hi - lo) * 50 > hi;
+        if bound_phase.is_some() && !low {
+            bound_phase = None;
+            bound_phase_done = true;
+        }
+        let t = if low {
+            (lo + bound_inc - 1).min(lo + (hi - lo) / 2)
+        } else {
+            hi.saturating_sub(step - 1).max(lo)
+        };
         // "makespan <= t" is "makespan <= the point at or below t".
         let t = match enc.pts.down(t as i64) {
             p if p >= lo as i64 => p as u64,
@@ -412,11 +445,25 @@ pub fn search(
             }
         };
         let answered = best.is_some() || last_unsat.is_some();
-        let stop = if t == hi {
-            match first_answer_by {
-                Some(by) if !answered => by.min(deadline.end),
-                _ => deadline.end,
+        let stop = if low {
+            let share = deadline
+                .remaining()
+                .mul_f64(0.05)
+                .max(Duration::from_millis(200));
+            (Instant::now() + share)
+                .min(bound_phase.unwrap_or(deadline.end))
+                .min(deadline.end)
+        } else if t == hi {
+            let mut end = deadline.end;
+            if !answered {
+                if let Some(by) = first_answer_by {
+                    end = end.min(by);
+                }
+                if !bound_phase_done && hi >= lo + 2 {
+                    end = end.min(first_share_end);
+                }
             }
+            end
         } else {
             let share = deadline
                 .remaining()
@@ -469,12 +516,32 @@ pub fn search(
                 lo = enc.pts.up(t as i64 + 1) as u64;
                 last_unsat = Some(t);
                 enc.fix_makespan(t as i64, false);
+                if low {
+                    bound_unsat += 1;
+                    bound_inc = bound_inc.saturating_mul(2);
+                }
                 step = (hi.saturating_sub(lo) + 1).div_ceil(2).max(1);
             }
             Answer::Interrupted => {
                 if deadline.expired() {
                     interrupted = true;
                     break;
+                }
+                if !answered
+                    && t == hi
+                    && !bound_phase_done
+                    && hi >= lo + 2
+                    && first_answer_by.is_none_or(|by| Instant::now() < by)
+                {
+                    log::info!(
+                        "sat: makespan <= {} undecided after {:.3} s: bound probes from below first",
+                        t * g,
+                        t1.elapsed().as_secs_f64()
+                    );
+                    enc.rebuild();
+                    bound_phase = Some(Instant::now() + deadline.remaining().mul_f64(0.25));
+                    bound_inc = ((hi - lo) / 16).max(1);
+                    continue;
                 }
                 if !answered && first_answer_by.is_some_and(|by| Instant::now() >= by) {
                     res.note(format!(
@@ -485,6 +552,17 @@ pub fn search(
                     interrupted = true;
                     break;
                 }
+                if low {
+                    log::info!(
+                        "sat: bound probe makespan <= {} undecided after {:.3} s: back to the top",
+                        t * g,
+                        t1.elapsed().as_secs_f64()
+                    );
+                    bound_phase = None;
+                    bound_phase_done = true;
+                    enc.rebuild();
+                    continue;
+                }
                 log::info!(
                     "sat: makespan <= {} undecided after {:.3} s: rebuilding, descending by one",
                     t * g,
@@ -494,6 +572,13 @@ pub fn search(
                 gallop = false;
             }
         }
+    }
+    if bound_unsat > 0 {
+        res.note(format!(
+            "bound probes: {bound_unsat} UNSAT from below, the bound raised from {} to {}",
+            lo_before * g,
+            lo.min(hi + 1) * g
+        ));
     }
     let st = enc.stats;
     res.note(format!(
