@@ -398,3 +398,39 @@ fn the_only_schedulable_tiling_gives_6() {
     let s = r.schedule.as_ref().unwrap();
     assert_eq!(i.library.tilings[s.choice[0] as usize].id, 2);
 }
+
+/// Without an incumbent, the search prunes tilings that cannot be scheduled
+/// even alone and lets list scheduling try again without them. Op 7: tiling 0
+/// (node 1 holds all 1024 of memory 0 until both its successors of 512 have
+/// started, and one core cannot start them together) is never schedulable;
+/// tiling 1 is a chain of 6 + 6 + 6 on one core: 18, and nothing shorter.
+#[test]
+fn without_an_incumbent_list_scheduling_runs_again_without_pruned_tilings() {
+    let i = inst(
+        "SetSocInfo([[0,1]],[[0,1024]])
+AddOpInfo(1,1,0,[[1,2],[1,3]],[[1,0,5],[2,0,5],[3,0,5]],[[1,0,1024],[2,0,512],[3,0,512]])
+AddOpInfo(1,1,1,[[1,2],[2,3]],[[1,0,6],[2,0,6],[3,0,6]],[[1,0,100],[2,0,100],[3,0,100]])
+GetInferenceScheResult([],[[7,1,1]])",
+    );
+    let bounds = tmin::bounds::lower_bounds(&i);
+    let none = SolveResult::without_schedule(Status::Unknown, 0, "none", "list");
+    let deadline = tmin::solve::Deadline::after(Duration::from_secs(60));
+    let r = tmin::sat::search(&i, &deadline, &bounds, none, None);
+    assert_optimal(&r, 18);
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("op 7 tiling 0: no legal schedule even alone")),
+        "{:?}",
+        r.notes
+    );
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.starts_with("list scheduling without the pruned tilings: makespan 18")),
+        "{:?}",
+        r.notes
+    );
+    let s = r.schedule.as_ref().unwrap();
+    assert_eq!(i.library.tilings[s.choice[0] as usize].id, 1);
+}
