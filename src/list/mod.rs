@@ -330,8 +330,6 @@ fn found_from(g: &NodeGraph, schedule: &crate::schedule::Schedule, how: &str) ->
     })
 }
 
-/// Evaluates one tiling choice quickly: the deterministic rules and a little
-/// forward-backward. Returns the best found.
 /// A 64-bit hash of a tiling choice (a collision only skips one evaluation).
 fn fingerprint(choice: &[u32]) -> u64 {
     use std::hash::{Hash, Hasher};
@@ -340,6 +338,8 @@ fn fingerprint(choice: &[u32]) -> u64 {
     h.finish()
 }
 
+/// Evaluates one tiling choice quickly: the deterministic rules and a little
+/// forward-backward. Returns the best found.
 fn evaluate(inst: &Instance, choice: Vec<u32>, target: u64, deadline: &Deadline) -> Option<Found> {
     let g = NodeGraph::new(inst, choice).ok()?;
     let mut s = Searcher::new(&g);
@@ -540,11 +540,14 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
                 )
             });
             let found = evaluate(inst, cand.clone(), lb, &search);
-            let o = outcome.entry((op, t)).or_default();
-            if found.is_some() {
-                o.1 += 1;
-            } else if !search.expired() {
-                o.0 += 1;
+            // Outcomes are attributed to a tiling only for single moves.
+            if width == 1 {
+                let o = outcome.entry((op, t)).or_default();
+                if found.is_some() {
+                    o.1 += 1;
+                } else if !search.expired() {
+                    o.0 += 1;
+                }
             }
             if !matches!(&found, Some(f) if f.makespan < best.makespan) {
                 stalled += 1;

@@ -408,6 +408,7 @@ pub fn search(
     let mut bound_inc: u64 = 1;
     let mut bound_unsat = 0usize;
     let lo_before = lo;
+    let wide = |lo: u64, hi: u64| hi >= lo + 2 && (hi - lo) * 50 > hi;
     // The first probe gets a share of the time; when it is undecided after
     // that, the bound probes run before the descent resumes.
     let first_share_end = Instant::now()
@@ -422,9 +423,7 @@ pub fn search(
         // Bound probes stay in the lower half while the gap is wide (over 2%):
         // near the optimum they are the hard proof probes, better left to the
         // descent, which keeps its learned clauses.
-        let low = bound_phase.is_some_and(|end| Instant::now() < end)
-            && hi >= lo + 2
-            && (hi - lo) * 50 > hi;
+        let low = bound_phase.is_some_and(|end| Instant::now() < end) && wide(lo, hi);
         if bound_phase.is_some() && !low {
             bound_phase = None;
             bound_phase_done = true;
@@ -459,7 +458,7 @@ pub fn search(
                 if let Some(by) = first_answer_by {
                     end = end.min(by);
                 }
-                if !bound_phase_done && hi >= lo + 2 {
+                if !bound_phase_done && wide(lo, hi) {
                     end = end.min(first_share_end);
                 }
             }
@@ -530,7 +529,7 @@ pub fn search(
                 if !answered
                     && t == hi
                     && !bound_phase_done
-                    && hi >= lo + 2
+                    && wide(lo, hi)
                     && first_answer_by.is_none_or(|by| Instant::now() < by)
                 {
                     log::info!(
