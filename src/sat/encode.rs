@@ -674,7 +674,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
         if n_mem == 0 {
             return;
         }
-        let mut pairs: Vec<(u32, u32)> = Vec::new();
+        let mut pairs: Vec<(u32, u32, TypeIdx)> = Vec::new();
         let mut cost: usize = 0;
         let users: Vec<u32> = (0..m.nodes.len() as u32)
             .filter(|&v| {
@@ -700,21 +700,26 @@ impl<'m, 'a> Encoder<'m, 'a> {
                 if xu.hi + pu <= xv.lo || xv.hi + pv <= xu.lo {
                     continue;
                 }
-                let clash = (0..n_mem).any(|mt| {
+                let clash = (0..n_mem).find(|&mt| {
                     u128::from(m.demand(u, mt)) + u128::from(m.demand(v, mt))
                         > u128::from(m.inst.platform.mems[mt as usize].size)
                 });
-                if clash {
-                    cost += (xu.ihi - xu.ilo + xv.ihi - xv.ilo + 2) as usize;
+                if let Some(mt) = clash {
+                    let (mut nsu, mut nsv) = (0usize, 0usize);
+                    self.for_each_mem_succ(u, mt, |_, _| nsu += 1);
+                    self.for_each_mem_succ(v, mt, |_, _| nsv += 1);
+                    cost += (xu.ihi - xu.ilo + 1) as usize * (1 + nsv)
+                        + (xv.ihi - xv.ilo + 1) as usize * (1 + nsu);
                     if cost > MEMORY_PAIR_CLAUSES {
                         log::info!("sat: too many memory pairs; left to lazy cuts");
                         return;
                     }
-                    pairs.push((u, v));
+                    pairs.push((u, v, mt));
                 }
             }
         }
-        for (u, v) in pairs {
+        let mut succ: Vec<(u32, L)> = Vec::new();
+        for (u, v, mt) in pairs {
             let (xu, xv) = (self.start[u as usize], self.start[v as usize]);
             let (pu, pv) = (
                 m.nodes[u as usize].dur as i64,
@@ -724,6 +729,20 @@ impl<'m, 'a> Encoder<'m, 'a> {
             let (su, sv) = (self.node_sel(u), self.node_sel(v));
             self.le_imp(xv, xu, pu, &[!o, !su, !sv]);
             self.le_imp(xu, xv, pv, &[o, !su, !sv]);
+            // Holds of `mt`, not only runs, are disjoint (both are non-empty,
+            // p > 0): the first one's hold also ends before the second starts,
+            // so every selected successor demanding `mt` of the first starts
+            // no later than the second (R = max(end, those starts), SPEC 4.4).
+            succ.clear();
+            self.for_each_mem_succ(u, mt, |y, ys| succ.push((y, ys)));
+            for &(z, sz) in &succ {
+                self.le_imp(xv, self.start[z as usize], 0, &[!o, !su, !sv, !sz]);
+            }
+            succ.clear();
+            self.for_each_mem_succ(v, mt, |y, ys| succ.push((y, ys)));
+            for &(z, sz) in &succ {
+                self.le_imp(xu, self.start[z as usize], 0, &[o, !su, !sv, !sz]);
+            }
         }
     }
 
