@@ -662,6 +662,44 @@ impl<'m, 'a> Encoder<'m, 'a> {
         );
     }
 
+    /// A memory type whose size two nodes' demands exceed together, if any.
+    fn clash(&self, u: u32, v: u32) -> Option<TypeIdx> {
+        let m = self.m;
+        (0..m.inst.platform.mems.len() as TypeIdx).find(|&mt| {
+            u128::from(m.demand(u, mt)) + u128::from(m.demand(v, mt))
+                > u128::from(m.inst.platform.mems[mt as usize].size)
+        })
+    }
+
+    /// Clauses `hold_apart` would add for the pair (window sizes times successors).
+    fn hold_apart_cost(&self, u: u32, v: u32, mt: TypeIdx) -> usize {
+        let (xu, xv) = (self.start[u as usize], self.start[v as usize]);
+        let (mut nsu, mut nsv) = (0usize, 0usize);
+        self.for_each_mem_succ(u, mt, |_, _| nsu += 1);
+        self.for_each_mem_succ(v, mt, |_, _| nsv += 1);
+        (xv.ihi - xv.ilo + 1) as usize * nsu + (xu.ihi - xu.ilo + 1) as usize * nsv
+    }
+
+    /// Two nodes (`p > 0`) whose demands of `mt` exceed its size: their holds
+    /// of `mt` cannot share an instant, so under `o` ("u before v") u's hold
+    /// ends before v starts (every selected successor of u demanding `mt`
+    /// starts no later than v; R = max(end, those starts), SPEC 4.4), and
+    /// under `¬o` the reverse. models/sat.md 3.7.
+    fn hold_apart(&mut self, u: u32, v: u32, mt: TypeIdx, o: L) {
+        let (xu, xv) = (self.start[u as usize], self.start[v as usize]);
+        let (su, sv) = (self.node_sel(u), self.node_sel(v));
+        let mut succ: Vec<(u32, L)> = Vec::new();
+        self.for_each_mem_succ(u, mt, |y, ys| succ.push((y, ys)));
+        for &(z, sz) in &succ {
+            self.le_imp(xv, self.start[z as usize], 0, &[!o, !su, !sv, !sz]);
+        }
+        succ.clear();
+        self.for_each_mem_succ(v, mt, |y, ys| succ.push((y, ys)));
+        for &(z, sz) in &succ {
+            self.le_imp(xu, self.start[z as usize], 0, &[o, !su, !sv, !sz]);
+        }
+    }
+
     /// Redundant memory pairs: two nodes whose demands of one memory type exceed
     /// its size can never run at the same instant (running is part of holding), so
     /// they get the disjunctive pair clauses of one-core types. Skipped for pairs
@@ -700,16 +738,9 @@ impl<'m, 'a> Encoder<'m, 'a> {
                 if xu.hi + pu <= xv.lo || xv.hi + pv <= xu.lo {
                     continue;
                 }
-                let clash = (0..n_mem).find(|&mt| {
-                    u128::from(m.demand(u, mt)) + u128::from(m.demand(v, mt))
-                        > u128::from(m.inst.platform.mems[mt as usize].size)
-                });
-                if let Some(mt) = clash {
-                    let (mut nsu, mut nsv) = (0usize, 0usize);
-                    self.for_each_mem_succ(u, mt, |_, _| nsu += 1);
-                    self.for_each_mem_succ(v, mt, |_, _| nsv += 1);
-                    cost += (xu.ihi - xu.ilo + 1) as usize * (1 + nsv)
-                        + (xv.ihi - xv.ilo + 1) as usize * (1 + nsu);
+                if let Some(mt) = self.clash(u, v) {
+                    cost += (xu.ihi - xu.ilo + xv.ihi - xv.ilo + 2) as usize
+                        + self.hold_apart_cost(u, v, mt);
                     if cost > MEMORY_PAIR_CLAUSES {
                         log::info!("sat: too many memory pairs; left to lazy cuts");
                         return;
@@ -718,7 +749,6 @@ impl<'m, 'a> Encoder<'m, 'a> {
                 }
             }
         }
-        let mut succ: Vec<(u32, L)> = Vec::new();
         for (u, v, mt) in pairs {
             let (xu, xv) = (self.start[u as usize], self.start[v as usize]);
             let (pu, pv) = (
@@ -729,20 +759,8 @@ impl<'m, 'a> Encoder<'m, 'a> {
             let (su, sv) = (self.node_sel(u), self.node_sel(v));
             self.le_imp(xv, xu, pu, &[!o, !su, !sv]);
             self.le_imp(xu, xv, pv, &[o, !su, !sv]);
-            // Holds of `mt`, not only runs, are disjoint (both are non-empty,
-            // p > 0): the first one's hold also ends before the second starts,
-            // so every selected successor demanding `mt` of the first starts
-            // no later than the second (R = max(end, those starts), SPEC 4.4).
-            succ.clear();
-            self.for_each_mem_succ(u, mt, |y, ys| succ.push((y, ys)));
-            for &(z, sz) in &succ {
-                self.le_imp(xv, self.start[z as usize], 0, &[!o, !su, !sv, !sz]);
-            }
-            succ.clear();
-            self.for_each_mem_succ(v, mt, |y, ys| succ.push((y, ys)));
-            for &(z, sz) in &succ {
-                self.le_imp(xu, self.start[z as usize], 0, &[o, !su, !sv, !sz]);
-            }
+            // Holds, not only runs, are disjoint.
+            self.hold_apart(u, v, mt, o);
         }
     }
 
