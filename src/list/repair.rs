@@ -87,6 +87,16 @@ pub fn feasible_choice(
         }
         f
     };
+    let groups = {
+        let mut g: Vec<u32> = flexible
+            .iter()
+            .map(|&op| inst.graph.ops[op as usize].group)
+            .collect();
+        g.sort_unstable();
+        g.dedup();
+        g.len()
+    };
+    let group_moves_in_8 = if flexible.len() > 64 * groups { 7 } else { 4 };
     let mut cur = start;
     out.tries = 1;
     let (mut cur_started, mut cur_holding) = match try_choice(inst, &cur, target, deadline) {
@@ -134,8 +144,9 @@ pub fn feasible_choice(
             cand[op as usize] = t2;
             // Ops of one (type, shape) share their tilings, and whether a tiling
             // leaves room is mostly its own property: half the moves switch
-            // every op of the group that used the same tiling.
-            if rng.below(2) == 0 {
+            // every op of the group that used the same tiling; nearly all when
+            // groups are large (one op among thousands rarely matters).
+            if rng.below(8) < group_moves_in_8 {
                 let group = inst.graph.ops[op as usize].group;
                 for &o in flexible {
                     if inst.graph.ops[o as usize].group == group && cand[o as usize] == t {
