@@ -714,6 +714,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
         }
         let mut pairs: Vec<(u32, u32, TypeIdx)> = Vec::new();
         let mut cost: usize = 0;
+        let mut hold_cost: usize = 0;
         let users: Vec<u32> = (0..m.nodes.len() as u32)
             .filter(|&v| {
                 m.nodes[v as usize].dur > 0
@@ -739,8 +740,8 @@ impl<'m, 'a> Encoder<'m, 'a> {
                     continue;
                 }
                 if let Some(mt) = self.clash(u, v) {
-                    cost += (xu.ihi - xu.ilo + xv.ihi - xv.ilo + 2) as usize
-                        + self.hold_apart_cost(u, v, mt);
+                    cost += (xu.ihi - xu.ilo + xv.ihi - xv.ilo + 2) as usize;
+                    hold_cost += self.hold_apart_cost(u, v, mt);
                     if cost > MEMORY_PAIR_CLAUSES {
                         log::info!("sat: too many memory pairs; left to lazy cuts");
                         return;
@@ -748,6 +749,12 @@ impl<'m, 'a> Encoder<'m, 'a> {
                     pairs.push((u, v, mt));
                 }
             }
+        }
+        // The hold clauses only when they fit the budget too; the run pairs
+        // alone otherwise.
+        let holds = cost + hold_cost <= MEMORY_PAIR_CLAUSES;
+        if !holds {
+            log::info!("sat: memory pairs without their hold clauses (budget)");
         }
         for (u, v, mt) in pairs {
             let (xu, xv) = (self.start[u as usize], self.start[v as usize]);
@@ -760,7 +767,9 @@ impl<'m, 'a> Encoder<'m, 'a> {
             self.le_imp(xv, xu, pu, &[!o, !su, !sv]);
             self.le_imp(xu, xv, pv, &[o, !su, !sv]);
             // Holds, not only runs, are disjoint.
-            self.hold_apart(u, v, mt, o);
+            if holds {
+                self.hold_apart(u, v, mt, o);
+            }
         }
     }
 
