@@ -463,7 +463,8 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
                 best = Some(f);
             }
             None => notes.push(format!(
-                "tiling repair: no schedulable choice in {} tries ({} restarts, {:.2} s)",
+                "tiling repair: no schedulable choice in {} tries ({} restarts, {:.2} s; \
+                 a longer --time-limit gives it more tries)",
                 rep.tries,
                 rep.restarts,
                 t.elapsed().as_secs_f64()
