@@ -513,11 +513,7 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
             let (mut op, mut t) = (0, 0);
             for _ in 0..width {
                 op = flexible[rng.below(flexible.len())];
-                let options: Vec<u32> = inst
-                    .usable_tilings(op)
-                    .filter(|&x| x != choice[op as usize])
-                    .collect();
-                t = options[rng.below(options.len())];
+                t = tiling::other_tiling(inst, op, choice[op as usize], &mut rng);
                 cand[op as usize] = t;
             }
             if !seen.insert(fingerprint(&cand)) {

@@ -12,6 +12,7 @@ use crate::instance::Instance;
 use crate::solve::{Deadline, Progress};
 
 use super::priority::Rng;
+use super::tiling::other_tiling;
 use super::{Found, Searcher};
 
 /// Non-improving steps before the walk restarts from a random choice.
@@ -39,25 +40,14 @@ fn try_choice(inst: &Instance, choice: &[u32], target: u64, deadline: &Deadline)
     };
     let mut s = Searcher::new(&g);
     s.deterministic(target, deadline);
-    match (s.best, s.last_deadlock) {
-        (Some(f), _) => Outcome::Found(f),
-        (None, Some(d)) => Outcome::Stuck {
-            started: d.started,
-            holding: d.holding_ops,
-        },
-        (None, None) => Outcome::Stuck {
-            started: 0,
-            holding: Vec::new(),
-        },
-    }
-}
-
-fn other_tiling(inst: &Instance, op: u32, current: u32, rng: &mut Rng) -> u32 {
-    let options: Vec<u32> = inst.usable_tilings(op).filter(|&t| t != current).collect();
-    if options.is_empty() {
-        current
-    } else {
-        options[rng.below(options.len())]
+    match s.best {
+        Some(f) => Outcome::Found(f),
+        None => {
+            let (started, holding) = s
+                .last_deadlock
+                .map_or((0, Vec::new()), |d| (d.started, d.holding_ops));
+            Outcome::Stuck { started, holding }
+        }
     }
 }
 

@@ -135,3 +135,14 @@ pub fn flexible_ops(inst: &Instance) -> Vec<u32> {
         .filter(|&op| inst.usable_tilings(op).nth(1).is_some())
         .collect()
 }
+
+/// A usable tiling of `op` other than `current`, uniformly at random
+/// (`current` itself when there is none).
+pub fn other_tiling(inst: &Instance, op: u32, current: u32, rng: &mut super::priority::Rng) -> u32 {
+    let options: Vec<u32> = inst.usable_tilings(op).filter(|&t| t != current).collect();
+    if options.is_empty() {
+        current
+    } else {
+        options[rng.below(options.len())]
+    }
+}

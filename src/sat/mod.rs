@@ -181,6 +181,15 @@ pub fn fits(inst: &Instance, incumbent: Option<u64>) -> Result<(), String> {
     within_limit(&m, tmax).map(|_| ())
 }
 
+/// The bound probes of the descent (models/sat.md 6): not started, running
+/// until an instant, or over (they run at most once).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum BoundPhase {
+    NotYet,
+    Until(Instant),
+    Done,
+}
+
 /// No incumbent yet, and tilings proven never schedulable: list scheduling
 /// again on a copy of the instance without them (its tiling repair then walks
 /// only choices that may work), on a share of the time. Without an incumbent
@@ -403,8 +412,7 @@ pub fn search(
     // help the descent: the result carries a real gap even when the top is
     // never reached (a memory-tight generated instance of 93 nodes: first
     // probe undecided for 10 s; with bound probes, proven optimal).
-    let mut bound_phase: Option<Instant> = None;
-    let mut bound_phase_done = false;
+    let mut bound_phase = BoundPhase::NotYet;
     let mut bound_inc: u64 = 1;
     let mut bound_unsat = 0usize;
     let lo_before = lo;
@@ -423,10 +431,10 @@ pub fn search(
         // Bound probes stay in the lower half while the gap is wide (over 2%):
         // near the optimum they are the hard proof probes, better left to the
         // descent, which keeps its learned clauses.
-        let low = bound_phase.is_some_and(|end| Instant::now() < end) && wide(lo, hi);
-        if bound_phase.is_some() && !low {
-            bound_phase = None;
-            bound_phase_done = true;
+        let low =
+            matches!(bound_phase, BoundPhase::Until(end) if Instant::now() < end) && wide(lo, hi);
+        if matches!(bound_phase, BoundPhase::Until(_)) && !low {
+            bound_phase = BoundPhase::Done;
         }
         let t = if low {
             (lo + bound_inc - 1).min(lo + (hi - lo) / 2)
@@ -450,7 +458,10 @@ pub fn search(
                 .mul_f64(0.05)
                 .max(Duration::from_millis(200));
             (Instant::now() + share)
-                .min(bound_phase.unwrap_or(deadline.end))
+                .min(match bound_phase {
+                    BoundPhase::Until(end) => end,
+                    _ => deadline.end,
+                })
                 .min(deadline.end)
         } else if t == hi {
             let mut end = deadline.end;
@@ -458,7 +469,7 @@ pub fn search(
                 if let Some(by) = first_answer_by {
                     end = end.min(by);
                 }
-                if !bound_phase_done && wide(lo, hi) {
+                if bound_phase == BoundPhase::NotYet && wide(lo, hi) {
                     end = end.min(first_share_end);
                 }
             }
@@ -528,7 +539,7 @@ pub fn search(
                 }
                 if !answered
                     && t == hi
-                    && !bound_phase_done
+                    && bound_phase == BoundPhase::NotYet
                     && wide(lo, hi)
                     && first_answer_by.is_none_or(|by| Instant::now() < by)
                 {
@@ -538,7 +549,8 @@ pub fn search(
                         t1.elapsed().as_secs_f64()
                     );
                     enc.rebuild();
-                    bound_phase = Some(Instant::now() + deadline.remaining().mul_f64(0.25));
+                    bound_phase =
+                        BoundPhase::Until(Instant::now() + deadline.remaining().mul_f64(0.25));
                     bound_inc = ((hi - lo) / 16).max(1);
                     continue;
                 }
@@ -557,8 +569,7 @@ pub fn search(
                         t * g,
                         t1.elapsed().as_secs_f64()
                     );
-                    bound_phase = None;
-                    bound_phase_done = true;
+                    bound_phase = BoundPhase::Done;
                     enc.rebuild();
                     continue;
                 }
