@@ -9,9 +9,14 @@ use tmin::generate::{GenConfig, generate};
 use tmin::graph::NodeGraph;
 use tmin::instance::{Instance, parse_reader};
 use tmin::list::priority::{Paths, Rule, keys};
-use tmin::list::sgs::{Mode, Model, run};
+use tmin::list::sgs::{Guide, Mode, Model, Stop, activity_list, run};
 use tmin::schedule::check;
-use tmin::solve::{SolveOptions, Status};
+use tmin::solve::{Deadline, SolveOptions, Status};
+
+/// A deadline no test reaches.
+fn forever() -> Deadline {
+    Deadline::after(Duration::from_secs(3600))
+}
 
 fn parse(text: &str) -> Instance {
     parse_reader(text.as_bytes(), "test").expect("instance parses")
@@ -195,7 +200,12 @@ fn tight_memory_instances_where_greedy_deadlocks_are_solved() {
         let ng = NodeGraph::new(&inst, g.witness.choice.clone()).unwrap();
         let md = Model::new(&ng);
         let paths = Paths::new(&ng);
-        let naive = run(&md, &keys(&ng, &paths, Rule::Lrp), Mode::Parallel);
+        let naive = run(
+            &md,
+            &keys(&ng, &paths, Rule::Lrp),
+            Mode::Parallel,
+            &forever(),
+        );
         if naive.is_ok() {
             continue;
         }
@@ -213,25 +223,41 @@ fn tight_memory_instances_where_greedy_deadlocks_are_solved() {
     );
 }
 
+/// The start order of a legal schedule is a guide (its serial schedule is
+/// legal), and passes guarded by it never deadlock, whatever their keys, on
+/// the instances where the plain parallel pass does.
 #[test]
-fn ordered_mode_on_a_legal_schedule_order_never_deadlocks() {
-    // The generator's witness is legal; the ordered mode following its start
-    // order must succeed (the serial schedule in that order is legal).
+fn passes_guarded_by_a_legal_schedules_order_never_deadlock() {
+    let mut deadlocked = 0;
     for seed in 1..=8 {
         let g = generate(&tight(seed)).unwrap();
         let inst = parse(&g.text);
         let ng = NodeGraph::new(&inst, g.witness.choice.clone()).unwrap();
         let md = Model::new(&ng);
-        let mut order: Vec<u32> = (0..ng.n_nodes() as u32).collect();
-        order.sort_by_key(|&v| (g.witness.start[v as usize], v));
-        let n = order.len();
-        let mut key = vec![0u64; n];
-        for (r, &v) in order.iter().enumerate() {
-            key[v as usize] = tmin::list::priority::key_of((n - r) as f64);
+        let by_start = tmin::list::priority::keys_from_starts(&g.witness.start);
+        let list = activity_list(&ng, &by_start);
+        let (guide, serial) =
+            Guide::new(&md, &list, &forever()).unwrap_or_else(|d| panic!("seed {seed}: {d:?}"));
+        assert!(check(&ng, &serial, 5).is_empty(), "seed {seed}: serial");
+        let paths = Paths::new(&ng);
+        for rule in Rule::ALL {
+            let k = keys(&ng, &paths, rule);
+            if matches!(
+                run(&md, &k, Mode::Parallel, &forever()),
+                Err(Stop::Deadlock(_))
+            ) {
+                deadlocked += 1;
+            }
+            let s = run(&md, &k, Mode::Guarded(&guide), &forever())
+                .unwrap_or_else(|d| panic!("seed {seed} {}: {d:?}", rule.name()));
+            let v = check(&ng, &s, 5);
+            assert!(v.is_empty(), "seed {seed} {}: {:?}", rule.name(), v.kept);
         }
-        let s = run(&md, &key, Mode::Ordered).unwrap_or_else(|d| panic!("seed {seed}: {d:?}"));
-        assert!(check(&ng, &s, 5).is_empty());
     }
+    assert!(
+        deadlocked > 0,
+        "the set should contain passes that deadlock unguarded"
+    );
 }
 
 #[test]

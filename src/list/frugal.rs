@@ -10,8 +10,7 @@
 use std::cmp::Reverse;
 
 use crate::graph::NodeGraph;
-
-use super::priority::key_of;
+use crate::solve::Deadline;
 
 /// Ops in input order among those whose predecessors are done (Kahn's algorithm,
 /// smallest op index first), one independent graph after another. Input files
@@ -58,7 +57,8 @@ const SCAN: usize = 256;
 /// keep (relative to the sizes), then the most recently enabled (depth first).
 /// Ops of the independent graph (weakly connected component) in progress come
 /// first: finishing one graph before opening the next keeps their holds apart.
-pub fn memory_order(g: &NodeGraph) -> Vec<u32> {
+/// `None` when `deadline` passes first. O(ops * SCAN * (op edges per op) * types).
+pub fn memory_order(g: &NodeGraph, deadline: &Deadline) -> Option<Vec<u32>> {
     let n_ops = g.n_ops();
     let n_mem = g.inst.platform.mems.len();
     let caps: Vec<u128> = g
@@ -111,6 +111,9 @@ pub fn memory_order(g: &NodeGraph) -> Vec<u32> {
     let mut step = 0u64;
     while !ready.is_empty() {
         step += 1;
+        if step.is_multiple_of(256) && deadline.expired() {
+            return None;
+        }
         // ((in the focus graph, fits, score), ready-set entry)
         let mut best: Option<(Rank, ReadyEntry)> = None;
         for &(stamp, b) in ready.iter().take(SCAN) {
@@ -173,7 +176,7 @@ pub fn memory_order(g: &NodeGraph) -> Vec<u32> {
             }
         }
     }
-    out
+    Some(out)
 }
 
 /// How a candidate ranks in `memory_order`: in the focus graph, fits, score.
@@ -203,21 +206,17 @@ pub fn components(g: &NodeGraph) -> Vec<u32> {
     (0..n as u32).map(|x| find(&mut parent, x)).collect()
 }
 
-/// Keys for an op order: ops in that order, each op's nodes in their own
-/// topological order (earlier = higher key).
-pub fn keys_for_op_order(g: &NodeGraph, ops: &[u32]) -> Vec<u64> {
+/// The nodes of ops in `ops` order, each op's nodes in their own topological
+/// order: a topological node list when `ops` is a topological op order.
+pub fn node_list(g: &NodeGraph, ops: &[u32]) -> Vec<u32> {
     let lib = &g.inst.library;
-    let n = g.n_nodes() as u64;
-    let mut key = vec![0u64; g.n_nodes()];
-    let mut r = 0u64;
+    let mut list = Vec::with_capacity(g.n_nodes());
     let mut indeg: Vec<u32> = Vec::new();
-    let mut queue: Vec<u32> = Vec::new();
+    let mut local: Vec<u32> = Vec::new();
     for &o in ops {
-        lib.topo_order(g.choice[o as usize], &mut queue, &mut indeg);
-        for &l in &queue {
-            key[(g.op_base[o as usize] + l) as usize] = key_of((n - r) as f64);
-            r += 1;
-        }
+        lib.topo_order(g.choice[o as usize], &mut local, &mut indeg);
+        let base = g.op_base[o as usize];
+        list.extend(local.iter().map(|&l| base + l));
     }
-    key
+    list
 }

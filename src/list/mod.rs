@@ -2,10 +2,12 @@
 //!
 //! For a tiling choice, passes of the schedule generation scheme (`sgs`) run with
 //! several priority rules, then randomised sampling and forward-backward
-//! improvement until the time limit; a pass that deadlocks on memory is retried
-//! in narrower modes (op window, then serial). When both starting tiling
-//! choices deadlock on every rung, a repair walk (`repair`) changes the tilings
-//! of the ops that held memory until one choice can be scheduled. Tiling choices
+//! improvement until the time limit (`search`). Where memory can bind, a
+//! memory-frugal serial schedule comes first and guards every later pass, so
+//! passes cannot deadlock (`sgs::guide`). When neither frugal order fits memory
+//! even serially, for both starting tiling choices, a repair walk (`repair`)
+//! changes the tilings of the ops that held memory until one choice can be
+//! scheduled. Tiling choices
 //! are improved by local search with the scheme as evaluator (single moves, then
 //! pairs; each choice evaluated once). Every schedule returned has passed the
 //! validator (`SolveResult::found`).
@@ -14,6 +16,7 @@ pub mod backward;
 pub mod frugal;
 pub mod priority;
 pub mod repair;
+pub mod search;
 pub mod sgs;
 pub mod tiling;
 
@@ -24,270 +27,18 @@ use crate::graph::NodeGraph;
 use crate::instance::Instance;
 use crate::solve::{Deadline, Progress, SolveOptions, SolveResult, Status};
 
-use priority::{Paths, Rng, Rule, keys, perturb};
-use sgs::{Deadlock, Mode, Model};
+use priority::Rng;
+pub use search::Searcher;
 pub use tiling::{flexible_ops, initial_choice, lean_choice};
 
 /// A schedule found for one tiling choice, with how it was found.
 #[derive(Clone, Debug)]
 pub struct Found {
     pub schedule: crate::schedule::Schedule,
+    /// The makespan, saturated at u64::MAX (for comparisons; a makespan beyond
+    /// u64 is exact in the schedule itself).
     pub makespan: u64,
     pub how: String,
-}
-
-/// Makespan of a schedule built by the scheme (ends fit u64 by construction).
-fn makespan_of(g: &NodeGraph, s: &crate::schedule::Schedule) -> u64 {
-    (0..g.n_nodes())
-        .map(|v| s.start[v] + g.dur[v])
-        .max()
-        .unwrap_or(0)
-}
-
-/// Which keys a rung uses: the pass's own, or a frugal op-after-op order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Keys {
-    Given,
-    MemoryOrder,
-    InputOrder,
-}
-
-/// The mode ladder: each rung starts fewer holders at once. The ordered rungs
-/// cannot deadlock when the serial schedule in their order is legal.
-const LADDER: [(Mode, Keys); 8] = [
-    (Mode::Parallel, Keys::Given),
-    (Mode::Window(8), Keys::Given),
-    (Mode::Window(2), Keys::Given),
-    (Mode::Ordered, Keys::Given),
-    (Mode::Ordered, Keys::MemoryOrder),
-    (Mode::Ordered, Keys::InputOrder),
-    (Mode::Serial, Keys::MemoryOrder),
-    (Mode::Serial, Keys::InputOrder),
-];
-
-/// The first ordered rung with the pass's own keys.
-const ORDERED_RUNG: usize = 3;
-
-fn rung_name(rung: usize) -> String {
-    let (mode, keys) = LADDER[rung];
-    let m = match mode {
-        Mode::Parallel => "parallel".to_string(),
-        Mode::Window(k) => format!("window {k}"),
-        Mode::Ordered => "ordered".to_string(),
-        Mode::Serial => "serial".to_string(),
-    };
-    match keys {
-        Keys::Given => format!("{m} mode"),
-        Keys::MemoryOrder => format!("{m} mode, memory-greedy op order"),
-        Keys::InputOrder => format!("{m} mode, input op order"),
-    }
-}
-
-/// Searches schedules for one tiling choice until `deadline` or until `target`
-/// (a lower bound) is reached. `budget_passes` caps the passes (None = no cap).
-pub struct Searcher<'g, 'a> {
-    g: &'g NodeGraph<'a>,
-    md: Model<'g, 'a>,
-    paths: Paths,
-    /// Frugal keys, computed when a pass first needs them.
-    memory_keys: Option<Vec<u64>>,
-    input_keys: Option<Vec<u64>>,
-    pub best: Option<Found>,
-    pub passes: usize,
-    pub deadlocks: usize,
-    pub last_deadlock: Option<Deadlock>,
-    rung: usize,
-}
-
-impl<'g, 'a> Searcher<'g, 'a> {
-    pub fn new(g: &'g NodeGraph<'a>) -> Self {
-        let paths = Paths::new(g);
-        Searcher {
-            g,
-            md: Model::new(g),
-            paths,
-            memory_keys: None,
-            input_keys: None,
-            best: None,
-            passes: 0,
-            deadlocks: 0,
-            last_deadlock: None,
-            rung: 0,
-        }
-    }
-
-    /// Runs the scheme from rung `from` of the ladder down until a pass succeeds.
-    fn run_ladder(
-        &mut self,
-        key: &[u64],
-        from: usize,
-    ) -> Result<(crate::schedule::Schedule, usize), Deadlock> {
-        let mut last = None;
-        for (i, &(mode, keys)) in LADDER.iter().enumerate().skip(from) {
-            let k: &[u64] = match keys {
-                Keys::Given => key,
-                Keys::MemoryOrder => self.memory_keys.get_or_insert_with(|| {
-                    frugal::keys_for_op_order(self.g, &frugal::memory_order(self.g))
-                }),
-                Keys::InputOrder => self.input_keys.get_or_insert_with(|| {
-                    frugal::keys_for_op_order(self.g, &frugal::input_order(self.g))
-                }),
-            };
-            let res = sgs::run(&self.md, k, mode);
-            log::debug!(
-                "{} pass done, peak RSS {:.0} MiB",
-                rung_name(i),
-                crate::solve::peak_rss_mib().unwrap_or(0.0)
-            );
-            match res {
-                Ok(s) => return Ok((s, i)),
-                Err(d) => {
-                    log::debug!(
-                        "{} pass deadlocked at t={} after {} starts",
-                        rung_name(i),
-                        d.time,
-                        d.started
-                    );
-                    if d.overflow {
-                        return Err(d);
-                    }
-                    // Frugal keys that did not help are not kept (8 bytes a node).
-                    match keys {
-                        Keys::MemoryOrder => self.memory_keys = None,
-                        Keys::InputOrder => self.input_keys = None,
-                        Keys::Given => {}
-                    }
-                    last = Some(d);
-                }
-            }
-        }
-        Err(last.expect("ladder is not empty"))
-    }
-
-    /// One pass (down the ladder from rung `from`); keeps the schedule if best.
-    fn offer(&mut self, key: &[u64], how: &str, from: usize) -> Option<u64> {
-        self.passes += 1;
-        match self.run_ladder(key, from) {
-            Ok((s, rung)) => {
-                if rung > from {
-                    self.deadlocks += 1;
-                }
-                self.rung = rung;
-                let ms = makespan_of(self.g, &s);
-                let better = self.best.as_ref().is_none_or(|b| ms < b.makespan);
-                if better {
-                    self.best = Some(Found {
-                        schedule: s,
-                        makespan: ms,
-                        how: format!("pass {} ({how}, {})", self.passes, rung_name(rung)),
-                    });
-                }
-                Some(ms)
-            }
-            Err(d) => {
-                self.deadlocks += 1;
-                self.last_deadlock = Some(d);
-                None
-            }
-        }
-    }
-
-    /// One pass per deterministic rule, then forward-backward on the best. When
-    /// the first rule finds nothing on any rung, the others are not tried: the
-    /// tiling choice is the problem, not the order.
-    pub fn deterministic(&mut self, target: u64, deadline: &Deadline) {
-        for (i, rule) in Rule::ALL.into_iter().enumerate() {
-            let k = keys(self.g, &self.paths, rule);
-            let got = self.offer(&k, rule.name(), 0);
-            if (i == 0 && got.is_none())
-                || self.reached(target)
-                || (deadline.expired() && self.best.is_some())
-            {
-                return;
-            }
-        }
-        self.forward_backward(3, target, deadline);
-    }
-
-    fn reached(&self, target: u64) -> bool {
-        self.best.as_ref().is_some_and(|b| b.makespan <= target)
-    }
-
-    /// Up to `rounds` forward-backward improvements of the best schedule.
-    pub fn forward_backward(&mut self, rounds: usize, target: u64, deadline: &Deadline) {
-        for _ in 0..rounds {
-            let Some(best) = &self.best else { return };
-            let before = best.makespan;
-            let k = backward::backward_keys(self.g, &best.schedule.start);
-            let starts = priority::keys_from_starts(&best.schedule.start, before);
-            self.offer(&k, "forward-backward", 0);
-            if self.reached(target) || deadline.expired() {
-                return;
-            }
-            // The best schedule's own start order in ordered mode: legal by
-            // construction (its serial version is), and often tighter.
-            self.offer(&starts, "start-order compaction", ORDERED_RUNG);
-            if self.reached(target) || deadline.expired() {
-                return;
-            }
-            if self.best.as_ref().is_some_and(|b| b.makespan >= before) {
-                return;
-            }
-        }
-    }
-
-    /// Randomised sampling around the rules, with forward-backward on
-    /// improvements; stops at the deadline, at `target`, or after `patience`
-    /// passes in a row without a better makespan.
-    pub fn sample(
-        &mut self,
-        rng: &mut Rng,
-        target: u64,
-        deadline: &Deadline,
-        patience: usize,
-        progress: &Progress,
-    ) {
-        // Every rule's keys cost 8 bytes a node: keep two rules on huge graphs.
-        let rules: &[Rule] = if self.g.n_nodes() > 2_000_000 {
-            &Rule::ALL[..2]
-        } else {
-            &Rule::ALL
-        };
-        let base: Vec<Vec<u64>> = rules
-            .iter()
-            .map(|&r| keys(self.g, &self.paths, r))
-            .collect();
-        let mut done = 0;
-        let mut stalled = 0;
-        while !deadline.expired() && !self.reached(target) && stalled < patience {
-            let r = rng.below(base.len());
-            let eps = 0.05 + 0.45 * rng.unit();
-            let k = perturb(&base[r], eps, rng);
-            let before = self.best.as_ref().map(|b| b.makespan);
-            // Mostly from the rung that worked last; now and then from the top.
-            let from = if done % 4 == 0 { 0 } else { self.rung };
-            self.offer(
-                &k,
-                &format!("random {} eps {eps:.2}", rules[r].name()),
-                from,
-            );
-            done += 1;
-            progress.tick(|| {
-                let best = self.best.as_ref().map_or(0, |b| b.makespan);
-                format!(
-                    "list: {} passes, best {best}, bound {target}, gap {:.2}%",
-                    self.passes,
-                    100.0 * (best.saturating_sub(target)) as f64 / best.max(1) as f64
-                )
-            });
-            if self.best.as_ref().map(|b| b.makespan) < before || before.is_none() {
-                stalled = 0;
-                self.forward_backward(3, target, deadline);
-            } else {
-                stalled += 1;
-            }
-        }
-    }
 }
 
 /// Patience of the incumbent step of the exact engines and the portfolio
@@ -313,21 +64,44 @@ pub fn polish(
     s.best.filter(|f| f.makespan < ms)
 }
 
-/// A given schedule as a `Found` on its graph; `None` when it does not fit the
-/// graph or its makespan overflows u64 (the scheme works in u64).
+/// A given schedule as a `Found` on its graph; `None` when it does not fit the graph.
 fn found_from(g: &NodeGraph, schedule: &crate::schedule::Schedule, how: &str) -> Option<Found> {
     if schedule.start.len() != g.n_nodes() || schedule.choice != g.choice {
         return None;
     }
-    let mut ms = 0u64;
-    for v in 0..g.n_nodes() {
-        ms = ms.max(schedule.start[v].checked_add(g.dur[v])?);
-    }
     Some(Found {
         schedule: schedule.clone(),
-        makespan: ms,
+        makespan: u64::try_from(schedule.makespan(g)).unwrap_or(u64::MAX),
         how: how.into(),
     })
+}
+
+/// Where a pass ran out of memory, in the input's ids.
+fn stuck_note(inst: &Instance, d: &sgs::Deadlock) -> String {
+    let ids: Vec<String> = d
+        .holding_ops
+        .iter()
+        .take(10)
+        .map(|&o| inst.graph.ops[o as usize].id.to_string())
+        .collect();
+    let more = if d.holding_ops.len() > 10 {
+        format!(" and {} more", d.holding_ops.len() - 10)
+    } else {
+        String::new()
+    };
+    let what = match d.blocked {
+        Some((op, m)) => format!(
+            "even one node at a time, memory type {} ran out when op {} was next",
+            inst.platform.mems[m as usize].id, inst.graph.ops[op as usize].id
+        ),
+        None => "every pass deadlocked on memory".to_string(),
+    };
+    format!(
+        "{what} (at t={}, after {} starts; ops holding memory: {}{more})",
+        d.time,
+        d.started,
+        ids.join(", ")
+    )
 }
 
 /// A 64-bit hash of a tiling choice (a collision only skips one evaluation).
@@ -392,7 +166,7 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
         pass_seconds = t.elapsed().as_secs_f64() / s.passes.max(1) as f64;
         if s.deadlocks > 0 {
             notes.push(format!(
-                "{label}: {} of {} passes deadlocked on memory and were retried in narrower modes",
+                "{label}: {} of {} parallel passes deadlocked on memory and were redone guarded",
                 s.deadlocks, s.passes
             ));
         }
@@ -403,16 +177,9 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
             break;
         }
         if let Some(d) = &s.last_deadlock {
-            let ids: Vec<String> = d
-                .holding_ops
-                .iter()
-                .take(10)
-                .map(|&o| inst.graph.ops[o as usize].id.to_string())
-                .collect();
             notes.push(format!(
-                "{label}: no schedule found; every mode deadlocked (at t={}, ops holding memory: {})",
-                d.time,
-                ids.join(", ")
+                "{label}: no schedule found; {}",
+                stuck_note(inst, d)
             ));
         }
     }
@@ -432,7 +199,7 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
                 "warm start: makespan {}, list scheduling found better",
                 f.makespan
             )),
-            None => notes.push("warm start ignored: makespan beyond 2^64".into()),
+            None => notes.push("warm start ignored: it does not fit the instance".into()),
         }
     }
     // No schedule from either choice: with tight memory the tilings are to

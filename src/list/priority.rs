@@ -229,10 +229,15 @@ pub fn perturb(base: &[u64], eps: f64, rng: &mut Rng) -> Vec<u64> {
 }
 
 /// Keys from a schedule's start times: earlier start first (used by the
-/// forward-backward improvement).
-pub fn keys_from_starts(starts: &[u64], horizon: u64) -> Vec<u64> {
-    starts
-        .iter()
-        .map(|&s| key_of(1.0 + horizon.saturating_sub(s) as f64))
-        .collect()
+/// forward-backward improvement). By rank, not by value, so that starts
+/// beyond 2^53 (f64 precision) stay apart.
+pub fn keys_from_starts(starts: &[u64]) -> Vec<u64> {
+    let n = starts.len();
+    let mut idx: Vec<u32> = (0..n as u32).collect();
+    idx.sort_unstable_by_key(|&v| (starts[v as usize], v));
+    let mut key = vec![0u64; n];
+    for (r, &v) in idx.iter().enumerate() {
+        key[v as usize] = key_of((n - r) as f64);
+    }
+    key
 }

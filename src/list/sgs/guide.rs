@@ -1,0 +1,272 @@
+//! Guides: deadlock-free parallel passes under tight memory.
+//!
+//! A *guide* is a topological list of the nodes whose serial schedule (one node,
+//! or one joint group, at a time, in list order) is legal. Its serial pass
+//! records, for every list position k and memory type m, `base[k][m]`: the
+//! memory held just after the start of step k.
+//!
+//! A guarded pass keeps this invariant: *from the current state, the serial
+//! completion (wait for the running nodes, then the unstarted nodes in list
+//! order) is legal.* Starting the next unstarted nodes of the list keeps it by
+//! definition. Starting a node u at list position p out of order, while q is
+//! the first unstarted position, adds u's hold to the serial completion's
+//! steps q..p (before p the serial schedule did not hold it yet; from p on it
+//! did). So the pass keeps `extra[k][m]`, the holds of nodes started ahead of
+//! their turn, and admits u only if for every type m it acquires,
+//! `base[k][m] + extra[k][m] + a(u, m) <= size(m)` for all k in [q, p); then
+//! adds `a(u, m)` to `extra` on [q, p).
+//!
+//! This over-approximates the serial completion's memory: an early start can
+//! also release holders earlier (ignored), a node that ended and released
+//! stays counted, and the profile answers per block of positions
+//! (`profile.rs`). Every error is on the safe side. So when nothing runs, the
+//! next unstarted node (or the joint group the serial pass used there) fits,
+//! and a guarded pass never deadlocks.
+//!
+//! Why the serial schedule of a list is the right yardstick: for a fixed order
+//! of starts, running one node at a time holds the least memory at every start
+//! (each holder still counted in the serial schedule has started and has a
+//! same-type successor that has not, so it holds in any schedule with that
+//! order). In particular the start order of any legal schedule, with equal
+//! starts as joint groups, is a guide.
+
+use crate::schedule::Schedule;
+use crate::solve::Deadline;
+
+use super::profile::Profile;
+use super::{Model, Pass, Stop};
+
+/// A list whose serial schedule is legal, with its memory profile.
+pub struct Guide {
+    /// The serial pass's own start order (joint groups are consecutive).
+    list: Vec<u32>,
+    pos: Vec<u32>,
+    /// Per memory type: the serial profile (binding types only).
+    base: Vec<Option<Profile>>,
+    /// Makespan of the serial schedule.
+    pub serial_makespan: u128,
+}
+
+impl Guide {
+    /// Runs `list` serially. On success, the guide and its serial schedule
+    /// (legal: it is a pass of the scheme); otherwise where the serial schedule
+    /// ran out of memory (`Stop::Deadlock` with `blocked` set).
+    pub fn new(md: &Model, list: &[u32], deadline: &Deadline) -> Result<(Guide, Schedule), Stop> {
+        let g = md.g;
+        let n = g.n_nodes();
+        debug_assert_eq!(list.len(), n);
+        let rec = Recorder {
+            list,
+            cursor: 0,
+            order: Vec::with_capacity(n),
+            base: (0..md.n_mem)
+                .map(|m| md.binding[m].then(|| Profile::new(n)))
+                .collect(),
+        };
+        let mut p = Pass::new(md, &[], None, Some(rec));
+        let s = p.execute(deadline)?;
+        let rec = p.serial.take().expect("serial pass");
+        drop(p);
+        let mut base = rec.base;
+        for pr in base.iter_mut().flatten() {
+            pr.seal();
+        }
+        let mut pos = vec![0u32; n];
+        for (k, &v) in rec.order.iter().enumerate() {
+            pos[v as usize] = k as u32;
+        }
+        let serial_makespan = s.makespan(g);
+        Ok((
+            Guide {
+                list: rec.order,
+                pos,
+                base,
+                serial_makespan,
+            },
+            s,
+        ))
+    }
+
+    /// The list, in the serial pass's start order.
+    pub fn list(&self) -> &[u32] {
+        &self.list
+    }
+
+    /// Bytes held, for the memory figures in the logs.
+    pub fn bytes(&self) -> usize {
+        8 * self.list.len() + self.base.iter().flatten().map(|p| p.bytes()).sum::<usize>()
+    }
+
+    /// A fresh guard for one pass.
+    pub(super) fn guard(&self) -> Guard<'_> {
+        let n = self.list.len();
+        Guard {
+            guide: self,
+            profile: self.base.clone(),
+            skip: (0..=n as u32).collect(),
+            next: 0,
+            members: Vec::new(),
+            acq: Vec::new(),
+            plan: (0, 0),
+        }
+    }
+}
+
+/// The serial pass's bookkeeping: the input list, where it stands, the actual
+/// start order and the profile.
+pub(super) struct Recorder<'m> {
+    pub list: &'m [u32],
+    /// No unstarted node of `list` before this position.
+    pub cursor: usize,
+    pub order: Vec<u32>,
+    pub base: Vec<Option<Profile>>,
+}
+
+impl Recorder<'_> {
+    /// After a joint start of `set` (already in `order`'s tail): the memory
+    /// held now is the profile of these positions.
+    pub fn record(&mut self, set: &[u32], usage: &[u128]) {
+        self.order.extend_from_slice(set);
+        let end = self.order.len();
+        for (m, pr) in self.base.iter_mut().enumerate() {
+            if let Some(pr) = pr {
+                let u = u64::try_from(usage[m]).unwrap_or(u64::MAX);
+                for k in end - set.len()..end {
+                    pr.raise(k, u);
+                }
+            }
+        }
+    }
+}
+
+/// The per-pass state of a guarded pass.
+pub(super) struct Guard<'m> {
+    guide: &'m Guide,
+    /// `base + extra`, per binding memory type.
+    profile: Vec<Option<Profile>>,
+    /// Union-find over positions: `skip[k] == k` when position k is unstarted,
+    /// else a later position with no unstarted one in between.
+    skip: Vec<u32>,
+    /// No unstarted position before this one.
+    next: usize,
+    members: Vec<(u32, u32)>,
+    acq: Vec<u64>,
+    /// From the last `check`: the first unstarted position after the in-order
+    /// members, and how many members are in order.
+    plan: (usize, usize),
+}
+
+impl Guard<'_> {
+    pub fn len(&self) -> usize {
+        self.guide.list.len()
+    }
+    pub fn node_at(&self, q: usize) -> u32 {
+        self.guide.list[q]
+    }
+
+    /// The first unstarted position at or after `k` (`len` when none).
+    pub fn unstarted_from(&mut self, k: usize) -> usize {
+        let mut r = k as u32;
+        while self.skip[r as usize] != r {
+            r = self.skip[r as usize];
+        }
+        // Path compression.
+        let mut x = k as u32;
+        while self.skip[x as usize] != r {
+            let nx = self.skip[x as usize];
+            self.skip[x as usize] = r;
+            x = nx;
+        }
+        r as usize
+    }
+
+    /// The first unstarted position.
+    pub fn next_unstarted(&mut self) -> usize {
+        self.next = self.unstarted_from(self.next);
+        self.next
+    }
+
+    pub fn started(&mut self, v: u32) {
+        let p = self.guide.pos[v as usize] as usize;
+        self.skip[p] = p as u32 + 1;
+    }
+
+    /// Whether starting all of `set` now keeps the serial completion legal.
+    /// `Err(k)`: not before the first unstarted position passes k. The plan is
+    /// kept for `commit`.
+    pub fn check(&mut self, md: &Model, set: &[u32]) -> Result<(), usize> {
+        self.members.clear();
+        self.members
+            .extend(set.iter().map(|&v| (self.guide.pos[v as usize], v)));
+        self.members.sort_unstable();
+        // The members that extend the started prefix are in order.
+        let mut q = self.next_unstarted();
+        let mut i = 0;
+        while i < self.members.len() && self.members[i].0 as usize == q {
+            i += 1;
+            q = self.unstarted_from(q + 1);
+        }
+        self.plan = (q, i);
+        if i == self.members.len() {
+            return Ok(());
+        }
+        let g = md.g;
+        let n_mem = md.n_mem;
+        // Per type: total acquisition of the out-of-order members, and the
+        // farthest position among those that acquire it.
+        self.acq.clear();
+        self.acq.resize(2 * n_mem, 0);
+        for &(p, u) in &self.members[i..] {
+            for (k, e) in g.mems(u).iter().enumerate() {
+                let m = e.mem as usize;
+                if md.binding[m] && md.holds_at_start(u, k) {
+                    self.acq[m] = self.acq[m].saturating_add(e.amount);
+                    self.acq[n_mem + m] = self.acq[n_mem + m].max(u64::from(p));
+                }
+            }
+        }
+        let mut wait: Option<usize> = None;
+        for m in 0..n_mem {
+            let (a, far) = (self.acq[m], self.acq[n_mem + m] as usize);
+            if a == 0 {
+                continue;
+            }
+            // Out-of-order members lie after q.
+            debug_assert!(far > q);
+            let pr = self.profile[m]
+                .as_ref()
+                .expect("binding types have a profile");
+            let size = g.inst.platform.mems[m].size;
+            let k = match size.checked_sub(a) {
+                None => Some(far - 1),
+                Some(thr) => pr.last_above(q, far, thr),
+            };
+            if let Some(k) = k {
+                wait = Some(wait.map_or(k, |w: usize| w.max(k)));
+            }
+        }
+        match wait {
+            Some(k) => Err(k),
+            None => Ok(()),
+        }
+    }
+
+    /// Records the holds of the out-of-order members of the set last passed
+    /// to `check` (which accepted it).
+    pub fn commit(&mut self, md: &Model) {
+        let (q, i) = self.plan;
+        let g = md.g;
+        for &(p, u) in &self.members[i..] {
+            let p = p as usize;
+            for (k, e) in g.mems(u).iter().enumerate() {
+                let m = e.mem as usize;
+                if md.binding[m] && md.holds_at_start(u, k) {
+                    let pr = self.profile[m]
+                        .as_mut()
+                        .expect("binding types have a profile");
+                    pr.add(q, p, e.amount);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,1019 @@
+//! The schedule generation scheme with the real memory rule (SPEC 4.4).
+//!
+//! Time jumps from one completion to the next. At each instant the scheme starts
+//! ready nodes in priority order while a core of their type is free and memory
+//! allows. A node's memory hold ends only when all its same-type successors have
+//! started, so starting a successor may *release* memory: the admission test uses
+//! the net change (acquisitions minus the holds that this start releases). When
+//! only a joint start of several successors releases a holder (the task book's
+//! 1024 -> 512 + 512 case), the scheme starts that group at one instant.
+//!
+//! Three modes (`Mode`):
+//! - `Parallel`: every ready node that fits starts. Greedy starts can trap
+//!   memory (holders whose successors cannot fit): the pass then reports a
+//!   deadlock.
+//! - `Guarded(guide)`: parallel starts, but each start out of the guide's list
+//!   order must keep the guide's serial completion feasible (`guide.rs`). Such a
+//!   pass cannot deadlock: when nothing runs, the next node of the list fits.
+//! - the serial pass that builds a guide (`Guide::new`): the list one node (or
+//!   one joint group) at a time.
+//!
+//! # Cost
+//!
+//! Every pass is O((n + e) log n) for n nodes and e intra-op edges plus op
+//! edges (each op edge is handled at op level, never as sinks x sources):
+//! each node enters a ready heap once and leaves it once per start or failed
+//! try; failed tries are capped at `MEMORY_TRIES` per core type and instant
+//! (and in the parallel mode, where a deadlock can only be told apart from a
+//! blocked instant by trying every ready node, by a pass-wide budget of
+//! `TRY_BUDGET_PER_NODE` tries per node); a guard test is O(log n) per memory
+//! type (`profile.rs`); the guide's list position advances monotonically
+//! (amortised O(1) with the skip array). Every pass checks the deadline every
+//! `DEADLINE_EVERY` events and gives up when it has passed.
+//!
+//! Inter-op holds are kept at op level: the sinks of op `a` that demand type m
+//! all wait for the same set (the m-demanding sources of `a`'s successor ops), so
+//! one counter per (op, type) replaces sinks x sources pairs.
+
+pub mod guide;
+pub mod profile;
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use crate::graph::NodeGraph;
+use crate::instance::TypeIdx;
+use crate::schedule::Schedule;
+use crate::solve::Deadline;
+
+pub use guide::Guide;
+
+/// How a pass decides which ready nodes may start.
+#[derive(Clone, Copy)]
+pub enum Mode<'a> {
+    /// Every ready node that fits, in priority order. Can deadlock on memory.
+    Parallel,
+    /// Parallel starts that keep the guide's serial completion feasible.
+    Guarded(&'a Guide),
+}
+
+/// Why a pass produced no schedule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// Memory trapped the pass: nothing runs and nothing can start.
+    Deadlock(Deadlock),
+    /// A start time would not fit u64 (durations near 2^64).
+    Overflow,
+    /// The deadline passed before the pass finished.
+    Deadline,
+}
+
+/// Where and why a pass got stuck.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Deadlock {
+    pub time: u128,
+    pub started: usize,
+    /// Ops holding memory when the pass got stuck (they are the ones to change).
+    pub holding_ops: Vec<u32>,
+    /// The op whose node could not start and the memory type it lacked (known
+    /// for the serial pass of a guide: the list's next node).
+    pub blocked: Option<(u32, TypeIdx)>,
+    /// True when the parallel mode gave up on its try budget rather than
+    /// proving that nothing could start.
+    pub gave_up: bool,
+}
+
+/// Static tables for one node graph, shared by every pass over it.
+pub struct Model<'g, 'a> {
+    pub g: &'g NodeGraph<'a>,
+    n_mem: usize,
+    caps: Vec<u128>,
+    /// Memory types whose total demand exceeds their size: only these can
+    /// block a start (the others are never checked nor guarded).
+    binding: Vec<bool>,
+    /// First memory entry of each node (entries are `g.mems(v)` in order).
+    ent_off: Vec<u32>,
+    /// Per entry: number of intra-op successors demanding the same type.
+    ent_wait0: Vec<u32>,
+    /// Per op: `(type, pending m-sources of successor ops, sum of m-sink demands)`.
+    opm_off: Vec<u32>,
+    opm: Vec<(TypeIdx, u32, u64)>,
+    /// Per op: number of sinks over all predecessor ops.
+    op_wait0: Vec<u32>,
+    core_count: Vec<u32>,
+}
+
+impl<'g, 'a> Model<'g, 'a> {
+    pub fn new(g: &'g NodeGraph<'a>) -> Self {
+        let inst = g.inst;
+        let n = g.n_nodes();
+        let n_ops = g.n_ops();
+        let n_mem = inst.platform.mems.len();
+        let caps: Vec<u128> = inst
+            .platform
+            .mems
+            .iter()
+            .map(|m| u128::from(m.size))
+            .collect();
+        let mut total = vec![0u128; n_mem];
+        let mut ent_off = Vec::with_capacity(n + 1);
+        let mut ent_wait0 = Vec::new();
+        ent_off.push(0u32);
+        for v in 0..n as u32 {
+            for e in g.mems(v) {
+                total[e.mem as usize] += u128::from(e.amount);
+                let w = g.intra_succs(v).filter(|&s| g.demand(s, e.mem) > 0).count();
+                ent_wait0.push(w as u32);
+            }
+            ent_off.push(ent_wait0.len() as u32);
+        }
+        // Per op and type: how many m-demanding sources each op has.
+        let mut src_count: Vec<(TypeIdx, u32)> = Vec::new();
+        let mut per_op_src: Vec<u32> = vec![0; n_mem];
+        let mut src_off = Vec::with_capacity(n_ops + 1);
+        for op in 0..n_ops as u32 {
+            per_op_src.iter_mut().for_each(|c| *c = 0);
+            for v in g.sources(op) {
+                for e in g.mems(v) {
+                    per_op_src[e.mem as usize] += 1;
+                }
+            }
+            src_off.push(src_count.len() as u32);
+            for (m, &c) in per_op_src.iter().enumerate() {
+                if c > 0 {
+                    src_count.push((m as TypeIdx, c));
+                }
+            }
+        }
+        src_off.push(src_count.len() as u32);
+        let mut opm_off = Vec::with_capacity(n_ops + 1);
+        let mut opm = Vec::new();
+        let mut sink_sum: Vec<u64> = vec![0; n_mem];
+        let mut pending: Vec<u32> = vec![0; n_mem];
+        for op in 0..n_ops as u32 {
+            opm_off.push(opm.len() as u32);
+            sink_sum.iter_mut().for_each(|c| *c = 0);
+            for v in g.sinks(op) {
+                for e in g.mems(v) {
+                    sink_sum[e.mem as usize] = sink_sum[e.mem as usize].saturating_add(e.amount);
+                }
+            }
+            pending.iter_mut().for_each(|c| *c = 0);
+            for &b in g.op_succs(op) {
+                for &(m, c) in
+                    &src_count[src_off[b as usize] as usize..src_off[b as usize + 1] as usize]
+                {
+                    pending[m as usize] += c;
+                }
+            }
+            for m in 0..n_mem {
+                if sink_sum[m] > 0 && pending[m] > 0 {
+                    opm.push((m as TypeIdx, pending[m], sink_sum[m]));
+                }
+            }
+        }
+        opm_off.push(opm.len() as u32);
+        let op_wait0 = (0..n_ops as u32)
+            .map(|b| {
+                g.op_preds(b)
+                    .iter()
+                    .map(|&a| g.sinks(a).count() as u32)
+                    .sum()
+            })
+            .collect();
+        Model {
+            g,
+            n_mem,
+            binding: (0..n_mem).map(|m| total[m] > caps[m]).collect(),
+            caps,
+            ent_off,
+            ent_wait0,
+            opm_off,
+            opm,
+            op_wait0,
+            core_count: inst.platform.cores.iter().map(|c| c.count).collect(),
+        }
+    }
+
+    /// True when memory can never block a start (every type's total demand fits).
+    pub fn memory_is_loose(&self) -> bool {
+        !self.binding.iter().any(|&b| b)
+    }
+
+    /// Whether entry `k` of `v` holds anything when `v` starts: a zero-length node
+    /// with no same-type successor to wait for holds the empty interval [t, t).
+    fn holds_at_start(&self, v: u32, k: usize) -> bool {
+        let g = self.g;
+        if g.dur[v as usize] > 0 {
+            return true;
+        }
+        let m = g.mems(v)[k].mem;
+        self.ent_wait0[self.ent_off[v as usize] as usize + k] > 0
+            || (g.is_sink(v) && self.opm_index(g.node_op[v as usize], m).is_some())
+    }
+
+    fn opm_index(&self, op: u32, m: TypeIdx) -> Option<usize> {
+        let (a, b) = (
+            self.opm_off[op as usize] as usize,
+            self.opm_off[op as usize + 1] as usize,
+        );
+        (a..b).find(|&k| self.opm[k].0 == m)
+    }
+
+    fn entry(&self, v: u32, m: TypeIdx) -> Option<usize> {
+        let a = self.ent_off[v as usize] as usize;
+        self.g
+            .mems(v)
+            .iter()
+            .position(|e| e.mem == m)
+            .map(|k| a + k)
+    }
+}
+
+const NOT_STARTED: u8 = 0;
+const READY: u8 = 1;
+const RUNNING: u8 = 2;
+const ENDED: u8 = 3;
+
+/// Failed tries per instant and ready heap on blocked nodes before moving on;
+/// bounds the work per event when memory is tight and many nodes are ready.
+const MEMORY_TRIES: usize = 32;
+/// Largest joint group tried.
+const MAX_GROUP: usize = 64;
+/// Parallel mode: failed tries allowed per node over the whole pass (beyond
+/// `MEMORY_TRIES` per event, which only applies while something runs).
+const TRY_BUDGET_PER_NODE: usize = 64;
+/// Events between two looks at the clock.
+const DEADLINE_EVERY: u32 = 256;
+
+/// Free cores of one type without a slot per declared core: ids never used yet
+/// are `fresh..count`, released ones are on a stack.
+struct Cores {
+    count: u32,
+    fresh: u32,
+    released: Vec<u32>,
+}
+
+impl Cores {
+    fn free(&self) -> usize {
+        self.released.len() + (self.count - self.fresh) as usize
+    }
+    fn take(&mut self) -> u32 {
+        if let Some(c) = self.released.pop() {
+            return c;
+        }
+        assert!(self.fresh < self.count, "checked free core");
+        self.fresh += 1;
+        self.fresh - 1
+    }
+}
+
+type Ready = BinaryHeap<(u64, Reverse<u32>)>;
+
+/// Why a set of nodes cannot start now.
+enum Refusal {
+    /// Cores or memory (this instant's state).
+    Memory,
+    /// The guard, until the guide's first unstarted position passes this one.
+    Guard(usize),
+}
+
+/// The mutable state of one pass.
+struct Pass<'m, 'g, 'a> {
+    md: &'m Model<'g, 'a>,
+    key: &'m [u64],
+    state: Vec<u8>,
+    pred_left: Vec<u32>,
+    op_wait: Vec<u32>,
+    ent_wait: Vec<u32>,
+    /// Per entry: currently holding.
+    held: Vec<bool>,
+    opm_left: Vec<u32>,
+    usage: Vec<u128>,
+    start: Vec<u64>,
+    core: Vec<u32>,
+    cores: Vec<Cores>,
+    running: BinaryHeap<Reverse<(u128, u32)>>,
+    /// Ready nodes per core type, and zero-duration ones apart (they need no core).
+    /// The serial pass keeps no heaps: it reads the list.
+    ready: Vec<Ready>,
+    ready_zero: Ready,
+    n_started: usize,
+    overflow: bool,
+    /// The guard of a guarded pass, or the list of the serial pass.
+    guard: Option<guide::Guard<'m>>,
+    serial: Option<guide::Recorder<'m>>,
+    /// Failed tries left (parallel mode, see `TRY_BUDGET_PER_NODE`).
+    budget: usize,
+    /// Guarded mode: ready nodes the guard refused, keyed by the list position
+    /// the first unstarted one must pass before they are worth another try.
+    parked: BinaryHeap<Reverse<(u32, u32)>>,
+    /// Failed tries left at this instant, per ready heap (the zero-duration
+    /// heap last).
+    tries_left: Vec<usize>,
+    gave_up: bool,
+    // Scratch for group admission.
+    ent_dec: Vec<u32>,
+    opm_dec: Vec<u32>,
+    touched_ent: Vec<usize>,
+    touched_opm: Vec<usize>,
+    delta_acq: Vec<u128>,
+    delta_rel: Vec<u128>,
+    cores_need: Vec<u32>,
+    blocked: Vec<(u64, Reverse<u32>)>,
+    /// The memory type that failed the last `fits` (for deadlock reports).
+    short_of: Option<TypeIdx>,
+    /// Serial pass: the op and memory type that stopped it.
+    blocked_at: Option<(u32, TypeIdx)>,
+}
+
+/// Runs one pass. `key[v]`: higher starts first. Returns the schedule, or why none.
+pub fn run(md: &Model, key: &[u64], mode: Mode, deadline: &Deadline) -> Result<Schedule, Stop> {
+    let guard = match mode {
+        Mode::Parallel => None,
+        Mode::Guarded(gd) => Some(gd.guard()),
+    };
+    let mut p = Pass::new(md, key, guard, None);
+    p.execute(deadline)
+}
+
+impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
+    fn new(
+        md: &'m Model<'g, 'a>,
+        key: &'m [u64],
+        guard: Option<guide::Guard<'m>>,
+        serial: Option<guide::Recorder<'m>>,
+    ) -> Self {
+        let g = md.g;
+        let n = g.n_nodes();
+        let heaps = serial.is_none();
+        Pass {
+            md,
+            key,
+            state: vec![NOT_STARTED; n],
+            // Counted per pass rather than stored: 4 bytes a node less while searching.
+            pred_left: (0..n as u32)
+                .map(|v| g.intra_preds(v).count() as u32)
+                .collect(),
+            op_wait: md.op_wait0.clone(),
+            ent_wait: md.ent_wait0.clone(),
+            held: vec![false; md.ent_wait0.len()],
+            opm_left: md.opm.iter().map(|x| x.1).collect(),
+            usage: vec![0; md.n_mem],
+            start: vec![0; n],
+            core: vec![0; n],
+            cores: md
+                .core_count
+                .iter()
+                .map(|&count| Cores {
+                    count,
+                    fresh: 0,
+                    released: Vec::new(),
+                })
+                .collect(),
+            running: BinaryHeap::new(),
+            ready: if heaps {
+                (0..md.core_count.len()).map(|_| Ready::new()).collect()
+            } else {
+                Vec::new()
+            },
+            ready_zero: Ready::new(),
+            n_started: 0,
+            overflow: false,
+            guard,
+            serial,
+            budget: TRY_BUDGET_PER_NODE.saturating_mul(n).saturating_add(10_000),
+            tries_left: vec![0; md.core_count.len() + 1],
+            parked: BinaryHeap::new(),
+            gave_up: false,
+            ent_dec: vec![0; md.ent_wait0.len()],
+            opm_dec: vec![0; md.opm.len()],
+            touched_ent: Vec::new(),
+            touched_opm: Vec::new(),
+            delta_acq: vec![0; md.n_mem],
+            delta_rel: vec![0; md.n_mem],
+            cores_need: vec![0; md.core_count.len()],
+            blocked: Vec::new(),
+            short_of: None,
+            blocked_at: None,
+        }
+    }
+
+    /// The event loop shared by every mode.
+    fn execute(&mut self, deadline: &Deadline) -> Result<Schedule, Stop> {
+        let g = self.md.g;
+        let n = g.n_nodes();
+        for op in 0..g.n_ops() as u32 {
+            if self.op_wait[op as usize] == 0 {
+                for v in g.sources(op) {
+                    self.make_ready(v);
+                }
+            }
+        }
+        let mut t: u128 = 0;
+        let mut events = 0u32;
+        loop {
+            events = events.wrapping_add(1);
+            if events.is_multiple_of(DEADLINE_EVERY) && deadline.expired() {
+                return Err(Stop::Deadline);
+            }
+            self.start_phase(t);
+            if self.overflow {
+                return Err(Stop::Overflow);
+            }
+            if self.n_started == n && self.running.is_empty() {
+                break;
+            }
+            let Some(&Reverse((next, _))) = self.running.peek() else {
+                return Err(Stop::Deadlock(self.deadlock(t)));
+            };
+            t = next;
+            while let Some(&Reverse((e, v))) = self.running.peek() {
+                if e != t {
+                    break;
+                }
+                self.running.pop();
+                self.finish(v);
+            }
+        }
+        Ok(Schedule {
+            choice: g.choice.clone(),
+            start: std::mem::take(&mut self.start),
+            core: std::mem::take(&mut self.core),
+        })
+    }
+
+    fn make_ready(&mut self, v: u32) {
+        self.state[v as usize] = READY;
+        if self.serial.is_some() {
+            return; // the serial pass reads its list instead of heaps
+        }
+        let item = (self.key[v as usize], Reverse(v));
+        if self.md.g.dur[v as usize] == 0 {
+            self.ready_zero.push(item);
+        } else {
+            self.ready[self.md.g.core[v as usize] as usize].push(item);
+        }
+    }
+
+    fn deadlock(&self, t: u128) -> Deadlock {
+        let g = self.md.g;
+        let mut ops: Vec<u32> = (0..g.n_nodes() as u32)
+            .filter(|&v| {
+                let a = self.md.ent_off[v as usize] as usize;
+                let b = self.md.ent_off[v as usize + 1] as usize;
+                self.held[a..b].iter().any(|&h| h)
+            })
+            .map(|v| g.node_op[v as usize])
+            .collect();
+        ops.sort_unstable();
+        ops.dedup();
+        Deadlock {
+            time: t,
+            started: self.n_started,
+            holding_ops: ops,
+            blocked: self.blocked_at,
+            gave_up: self.gave_up,
+        }
+    }
+
+    /// Starts as many ready nodes at `t` as cores, memory and the mode allow.
+    fn start_phase(&mut self, t: u128) {
+        if self.serial.is_some() {
+            return self.serial_phase(t);
+        }
+        // Failed tries are counted per instant, over all rounds of this loop.
+        self.tries_left.iter_mut().for_each(|x| *x = MEMORY_TRIES);
+        loop {
+            let mut progress = false;
+            if self.guard.is_some() {
+                progress |= self.in_order_phase(t);
+                self.unpark();
+            }
+            // Zero-duration nodes first: they free memory and unlock successors now.
+            progress |= self.drain_heap(None, t);
+            for c in 0..self.ready.len() {
+                if self.cores[c].free() == 0 || self.ready[c].is_empty() {
+                    continue;
+                }
+                progress |= self.drain_heap(Some(c), t);
+            }
+            if !progress {
+                return;
+            }
+        }
+    }
+
+    /// Guarded mode: the next nodes of the guide's list start whenever they fit
+    /// (no guard needed: that is the serial completion's own next step). When
+    /// nothing runs, the serial completion guarantees that the next node, or a
+    /// joint group of the next ones, fits: this is why the mode cannot deadlock.
+    fn in_order_phase(&mut self, t: u128) -> bool {
+        let mut progress = false;
+        loop {
+            let guard = self.guard.as_mut().expect("guarded pass");
+            let q = guard.next_unstarted();
+            if q == guard.len() {
+                return progress;
+            }
+            let v = guard.node_at(q);
+            if self.state[v as usize] != READY {
+                return progress;
+            }
+            if self.try_set(&[v], t) || self.try_groups_for(v, t) {
+                progress = true;
+                continue;
+            }
+            if !self.running.is_empty() || !self.try_list_group(t) {
+                return progress;
+            }
+            progress = true;
+        }
+    }
+
+    /// Back to their ready heaps: the parked nodes whose wait is over.
+    fn unpark(&mut self) {
+        let q = self.guard.as_mut().expect("guarded pass").next_unstarted();
+        while let Some(&Reverse((k, v))) = self.parked.peek() {
+            if k as usize >= q {
+                break;
+            }
+            self.parked.pop();
+            if self.state[v as usize] == READY {
+                let item = (self.key[v as usize], Reverse(v));
+                if self.md.g.dur[v as usize] == 0 {
+                    self.ready_zero.push(item);
+                } else {
+                    self.ready[self.md.g.core[v as usize] as usize].push(item);
+                }
+            }
+        }
+    }
+
+    /// Joint starts of the next unstarted nodes of the list (serial and guarded
+    /// passes): the smallest prefix, up to `MAX_GROUP` nodes, that fits.
+    fn try_list_group(&mut self, t: u128) -> bool {
+        let mut group: Vec<u32> = Vec::new();
+        let mut q = self.list_next();
+        let len = self.list_len();
+        while q < len && group.len() < MAX_GROUP {
+            let w = self.list_node(q);
+            if self.state[w as usize] != READY {
+                return false;
+            }
+            group.push(w);
+            if group.len() > 1 && self.try_set(&group, t) {
+                return true;
+            }
+            q = self.list_after(q);
+        }
+        false
+    }
+
+    /// The first unstarted list position (list modes).
+    fn list_next(&mut self) -> usize {
+        if let Some(gd) = &mut self.guard {
+            return gd.next_unstarted();
+        }
+        let s = self.serial.as_mut().expect("list modes only");
+        while s.cursor < s.list.len() && self.state[s.list[s.cursor] as usize] >= RUNNING {
+            s.cursor += 1;
+        }
+        s.cursor
+    }
+    fn list_len(&self) -> usize {
+        match (&self.guard, &self.serial) {
+            (Some(gd), _) => gd.len(),
+            (_, Some(s)) => s.list.len(),
+            _ => 0,
+        }
+    }
+    fn list_node(&self, q: usize) -> u32 {
+        match (&self.guard, &self.serial) {
+            (Some(gd), _) => gd.node_at(q),
+            (_, Some(s)) => s.list[q],
+            _ => unreachable!("list modes only"),
+        }
+    }
+    /// The next unstarted list position after `q`. (The serial pass starts
+    /// out of list order only in joint groups, so its scan stays short.)
+    fn list_after(&mut self, q: usize) -> usize {
+        if let Some(gd) = &mut self.guard {
+            return gd.unstarted_from(q + 1);
+        }
+        let s = self.serial.as_ref().expect("list modes only");
+        let mut r = q + 1;
+        while r < s.list.len() && self.state[s.list[r] as usize] >= RUNNING {
+            r += 1;
+        }
+        r
+    }
+
+    /// The serial pass of a guide: when nothing runs, the next node of the list
+    /// starts, or else the smallest joint group of the next ones, or else a
+    /// joint group with the other pending successors of its holders.
+    fn serial_phase(&mut self, t: u128) {
+        if !self.running.is_empty() {
+            return;
+        }
+        let q = self.list_next();
+        if q == self.list_len() {
+            return;
+        }
+        let v = self.list_node(q);
+        debug_assert_eq!(self.state[v as usize], READY, "the list is topological");
+        if self.try_set(&[v], t) || self.try_list_group(t) || self.try_groups_for(v, t) {
+            return;
+        }
+        // Stuck: name the op and the memory type the node alone lacks.
+        self.short_of = None;
+        self.fits(&[v]);
+        self.blocked_at = self.short_of.map(|m| (self.md.g.node_op[v as usize], m));
+    }
+
+    /// Tries the ready nodes of one heap in priority order. Returns true if any started.
+    fn drain_heap(&mut self, c: Option<usize>, t: u128) -> bool {
+        let mut blocked = std::mem::take(&mut self.blocked);
+        let mut progress = false;
+        let slot = c.unwrap_or(self.ready.len());
+        // With nothing running and no guide, a missed candidate would look like
+        // a deadlock: try every one (within the pass's budget).
+        let exhaustive = self.running.is_empty() && self.guard.is_none();
+        loop {
+            if let Some(c) = c
+                && self.cores[c].free() == 0
+            {
+                break;
+            }
+            if !exhaustive && self.tries_left[slot] == 0 {
+                break;
+            }
+            let heap = match c {
+                Some(c) => &mut self.ready[c],
+                None => &mut self.ready_zero,
+            };
+            let Some(item) = heap.pop() else { break };
+            let v = item.1.0;
+            if self.state[v as usize] != READY {
+                continue; // started earlier as part of a group
+            }
+            match self.try_start(&[v], t) {
+                Ok(()) => {
+                    progress = true;
+                    continue;
+                }
+                Err(Refusal::Guard(k)) => self.parked.push(Reverse((k as u32, v))),
+                Err(Refusal::Memory) => {
+                    if self.try_groups_for(v, t) {
+                        progress = true;
+                        continue;
+                    }
+                    blocked.push(item);
+                }
+            }
+            if exhaustive {
+                if self.budget == 0 {
+                    self.gave_up = true;
+                    break;
+                }
+                self.budget -= 1;
+            } else {
+                self.tries_left[slot] = self.tries_left[slot].saturating_sub(1);
+                if self.tries_left[slot] == 0 {
+                    break;
+                }
+            }
+        }
+        let heap = match c {
+            Some(c) => &mut self.ready[c],
+            None => &mut self.ready_zero,
+        };
+        heap.extend(blocked.drain(..));
+        self.blocked = blocked;
+        progress
+    }
+
+    /// Starts all of `set` at `t` if cores, memory and the guard allow it.
+    /// Holds released by these starts count (half-open intervals).
+    fn try_set(&mut self, set: &[u32], t: u128) -> bool {
+        self.try_start(set, t).is_ok()
+    }
+
+    /// As `try_set`, saying why not. The guard is asked first: its refusal
+    /// lasts until the list advances, so the caller can park the node.
+    fn try_start(&mut self, set: &[u32], t: u128) -> Result<(), Refusal> {
+        if let Some(guard) = &mut self.guard {
+            guard.check(self.md, set).map_err(Refusal::Guard)?;
+        }
+        if !self.fits(set) {
+            return Err(Refusal::Memory);
+        }
+        if let Some(guard) = &mut self.guard {
+            guard.commit(self.md);
+        }
+        for &v in set {
+            self.start_node(v, t);
+        }
+        if let Some(s) = &mut self.serial {
+            s.record(set, &self.usage);
+        }
+        Ok(())
+    }
+
+    /// Whether cores and memory allow starting all of `set` at one instant.
+    fn fits(&mut self, set: &[u32]) -> bool {
+        let md = self.md;
+        let g = md.g;
+        self.cores_need.iter_mut().for_each(|c| *c = 0);
+        for &v in set {
+            if g.dur[v as usize] > 0 {
+                self.cores_need[g.core[v as usize] as usize] += 1;
+            }
+        }
+        for (c, &need) in self.cores_need.iter().enumerate() {
+            if need as usize > self.cores[c].free() {
+                return false;
+            }
+        }
+        if md.memory_is_loose() {
+            return true;
+        }
+        self.delta_acq.iter_mut().for_each(|x| *x = 0);
+        self.delta_rel.iter_mut().for_each(|x| *x = 0);
+        for &v in set {
+            let is_source = g.is_source(v);
+            let op = g.node_op[v as usize];
+            for (k, e) in g.mems(v).iter().enumerate() {
+                let m = e.mem;
+                if !md.binding[m as usize] {
+                    continue;
+                }
+                if md.holds_at_start(v, k) {
+                    self.delta_acq[m as usize] += u128::from(e.amount);
+                }
+                for x in g.intra_preds(v) {
+                    if let Some(ex) = md.entry(x, m) {
+                        if self.ent_dec[ex] == 0 {
+                            self.touched_ent.push(ex);
+                        }
+                        self.ent_dec[ex] += 1;
+                        if self.held[ex] && self.ent_wait[ex] == self.ent_dec[ex] {
+                            self.delta_rel[m as usize] +=
+                                u128::from(g.mems(x)[ex - md.ent_off[x as usize] as usize].amount);
+                        }
+                    }
+                }
+                if is_source {
+                    for &pa in g.op_preds(op) {
+                        if let Some(k) = md.opm_index(pa, m) {
+                            if self.opm_dec[k] == 0 {
+                                self.touched_opm.push(k);
+                            }
+                            self.opm_dec[k] += 1;
+                            if self.opm_left[k] == self.opm_dec[k] {
+                                self.delta_rel[m as usize] += u128::from(md.opm[k].2);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for &ex in &self.touched_ent {
+            self.ent_dec[ex] = 0;
+        }
+        for &k in &self.touched_opm {
+            self.opm_dec[k] = 0;
+        }
+        self.touched_ent.clear();
+        self.touched_opm.clear();
+        for m in 0..md.n_mem {
+            if self.usage[m] + self.delta_acq[m] > md.caps[m] + self.delta_rel[m] {
+                self.short_of = Some(m as TypeIdx);
+                return false;
+            }
+        }
+        true
+    }
+
+    /// When `v` alone does not fit, tries the joint start of all pending
+    /// same-type successors of one of its holders (or of all of them).
+    fn try_groups_for(&mut self, v: u32, t: u128) -> bool {
+        let md = self.md;
+        let g = md.g;
+        if md.memory_is_loose() {
+            return false;
+        }
+        let mut groups: Vec<Vec<u32>> = Vec::new();
+        let op = g.node_op[v as usize];
+        for e in g.mems(v) {
+            let m = e.mem;
+            if !md.binding[m as usize] {
+                continue;
+            }
+            for x in g.intra_preds(v) {
+                if let Some(ex) = md.entry(x, m)
+                    && self.held[ex]
+                    && (self.ent_wait[ex] as usize) <= MAX_GROUP
+                {
+                    let grp: Vec<u32> = g
+                        .intra_succs(x)
+                        .filter(|&s| g.demand(s, m) > 0 && self.state[s as usize] < RUNNING)
+                        .collect();
+                    groups.push(grp);
+                }
+            }
+            if g.is_source(v) {
+                for &pa in g.op_preds(op) {
+                    if let Some(k) = md.opm_index(pa, m)
+                        && self.opm_left[k] > 0
+                        && (self.opm_left[k] as usize) <= MAX_GROUP
+                    {
+                        let mut grp = Vec::new();
+                        for &b in g.op_succs(pa) {
+                            grp.extend(g.sources(b).filter(|&s| {
+                                g.demand(s, m) > 0 && self.state[s as usize] < RUNNING
+                            }));
+                        }
+                        groups.push(grp);
+                    }
+                }
+            }
+        }
+        groups.retain(|grp| grp.len() > 1 && grp.len() <= MAX_GROUP);
+        if groups.is_empty() {
+            return false;
+        }
+        if groups.len() > 1 {
+            let mut all: Vec<u32> = groups.iter().flatten().copied().collect();
+            all.sort_unstable();
+            all.dedup();
+            if all.len() <= MAX_GROUP {
+                groups.push(all);
+            }
+        }
+        groups.sort_by_key(|grp| grp.len());
+        for grp in groups {
+            if grp.iter().all(|&s| self.state[s as usize] == READY) && self.try_set(&grp, t) {
+                return true;
+            }
+        }
+        false
+    }
+
+    fn start_node(&mut self, v: u32, t: u128) {
+        let md = self.md;
+        let g = md.g;
+        let vi = v as usize;
+        let d = g.dur[vi];
+        self.state[vi] = RUNNING;
+        let Ok(t64) = u64::try_from(t) else {
+            // The start does not fit the output format: give up this pass honestly.
+            self.overflow = true;
+            self.running.push(Reverse((t, v)));
+            return;
+        };
+        self.start[vi] = t64;
+        self.n_started += 1;
+        let op = g.node_op[vi];
+        if d > 0 {
+            let c = g.core[vi] as usize;
+            self.core[vi] = self.cores[c].take();
+        } else {
+            self.core[vi] = 0;
+        }
+        if let Some(guard) = &mut self.guard {
+            guard.started(v);
+        }
+        let is_source = g.is_source(v);
+        let a = md.ent_off[vi] as usize;
+        for (k, e) in g.mems(v).iter().enumerate() {
+            let m = e.mem;
+            if md.holds_at_start(v, k) {
+                self.usage[m as usize] += u128::from(e.amount);
+                self.held[a + k] = true;
+            }
+            // Releases of holders whose last same-type successor is `v`.
+            for x in g.intra_preds(v) {
+                if let Some(ex) = md.entry(x, m) {
+                    self.ent_wait[ex] -= 1;
+                    if self.ent_wait[ex] == 0 && self.state[x as usize] == ENDED && self.held[ex] {
+                        self.release(x, ex);
+                    }
+                }
+            }
+            if is_source {
+                for &pa in g.op_preds(op) {
+                    if let Some(kk) = md.opm_index(pa, m) {
+                        self.opm_left[kk] -= 1;
+                        if self.opm_left[kk] == 0 {
+                            for x in g.sinks(pa) {
+                                if let Some(ex) = md.entry(x, m)
+                                    && self.held[ex]
+                                    && self.state[x as usize] == ENDED
+                                {
+                                    self.release(x, ex);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        self.running.push(Reverse((t + u128::from(d), v)));
+    }
+
+    fn release(&mut self, x: u32, ex: usize) {
+        let e = self.md.g.mems(x)[ex - self.md.ent_off[x as usize] as usize];
+        self.held[ex] = false;
+        self.usage[e.mem as usize] -= u128::from(e.amount);
+    }
+
+    fn finish(&mut self, v: u32) {
+        let md = self.md;
+        let g = md.g;
+        let vi = v as usize;
+        self.state[vi] = ENDED;
+        if g.dur[vi] > 0 {
+            let c = g.core[vi] as usize;
+            self.cores[c].released.push(self.core[vi]);
+        }
+        let op = g.node_op[vi];
+        // Holds with nothing left to wait for end with the node.
+        let a = md.ent_off[vi] as usize;
+        let sink = g.is_sink(v);
+        for (k, e) in g.mems(v).iter().enumerate() {
+            let ex = a + k;
+            if !self.held[ex] {
+                continue;
+            }
+            let waiting = self.ent_wait[ex] > 0
+                || (sink
+                    && md
+                        .opm_index(op, e.mem)
+                        .is_some_and(|kk| self.opm_left[kk] > 0));
+            if !waiting {
+                self.release(v, ex);
+            }
+        }
+        for s in g.intra_succs(v) {
+            self.pred_left[s as usize] -= 1;
+            if self.pred_left[s as usize] == 0 {
+                self.make_ready(s);
+            }
+        }
+        if sink {
+            for &b in g.op_succs(op) {
+                self.op_wait[b as usize] -= 1;
+                if self.op_wait[b as usize] == 0 {
+                    for s in g.sources(b) {
+                        self.make_ready(s);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The topological order that follows `key` (highest first among the nodes whose
+/// predecessors are all listed): Kahn's algorithm with a max-heap, op edges
+/// counted once per op. O((n + e) log n).
+pub fn activity_list(g: &NodeGraph, key: &[u64]) -> Vec<u32> {
+    let n = g.n_nodes();
+    let mut pred_left: Vec<u32> = (0..n as u32)
+        .map(|v| g.intra_preds(v).count() as u32)
+        .collect();
+    let mut op_wait: Vec<u32> = (0..g.n_ops() as u32)
+        .map(|b| {
+            g.op_preds(b)
+                .iter()
+                .map(|&a| g.sinks(a).count() as u32)
+                .sum()
+        })
+        .collect();
+    let mut heap: BinaryHeap<(u64, Reverse<u32>)> = BinaryHeap::new();
+    for op in 0..g.n_ops() as u32 {
+        if op_wait[op as usize] == 0 {
+            heap.extend(g.sources(op).map(|v| (key[v as usize], Reverse(v))));
+        }
+    }
+    let mut list = Vec::with_capacity(n);
+    while let Some((_, Reverse(v))) = heap.pop() {
+        list.push(v);
+        for s in g.intra_succs(v) {
+            pred_left[s as usize] -= 1;
+            if pred_left[s as usize] == 0 {
+                heap.push((key[s as usize], Reverse(s)));
+            }
+        }
+        if g.is_sink(v) {
+            for &b in g.op_succs(g.node_op[v as usize]) {
+                op_wait[b as usize] -= 1;
+                if op_wait[b as usize] == 0 {
+                    heap.extend(g.sources(b).map(|w| (key[w as usize], Reverse(w))));
+                }
+            }
+        }
+    }
+    debug_assert_eq!(list.len(), n, "the node graph is acyclic");
+    list
+}

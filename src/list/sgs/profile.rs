@@ -1,0 +1,198 @@
+//! The memory profile of a guide's serial schedule, with range updates.
+//!
+//! A guarded pass (see `guide`) must answer, for one memory type, "what is the
+//! largest of `base[k] + extra[k]` over list positions `k` in `[lo, hi)`" and
+//! then "add `a` to `extra[k]` for `k` in `[lo, hi)`". A segment tree with
+//! range add and range max does both in O(log n).
+//!
+//! To keep memory small at 10^7 nodes, positions are grouped into blocks of
+//! `block` consecutive positions and the tree stores one value per block: the
+//! largest `base` in the block. Queries and updates cover every block the range
+//! touches, so a block answers for its largest member: the test can only be
+//! stricter than the exact one, never looser (a guard that refuses a start it
+//! could have allowed costs parallelism, never legality).
+
+/// Largest number of blocks per tree: at most 2^17 leaves, about 4 MiB a tree.
+const MAX_BLOCKS: usize = 1 << 17;
+
+#[derive(Clone, Debug)]
+pub struct Profile {
+    /// Positions per block.
+    block: usize,
+    /// Leaves (power of two).
+    size: usize,
+    /// `mx[i]`: the largest value in node i's range, including `lz[i]`.
+    mx: Vec<u64>,
+    /// Pending addition for the whole range of node i (not pushed down).
+    lz: Vec<u64>,
+}
+
+impl Profile {
+    /// An all-zero profile over `n` positions.
+    pub fn new(n: usize) -> Self {
+        let block = n.div_ceil(MAX_BLOCKS).max(1);
+        let blocks = n.div_ceil(block).max(1);
+        let size = blocks.next_power_of_two();
+        Profile {
+            block,
+            size,
+            mx: vec![0; 2 * size],
+            lz: vec![0; 2 * size],
+        }
+    }
+
+    /// Raises the base value at position `k` to at least `v` (before any `add`:
+    /// building is done by the serial pass, leaf by leaf, then `seal`).
+    pub fn raise(&mut self, k: usize, v: u64) {
+        let i = self.size + k / self.block;
+        if self.mx[i] < v {
+            self.mx[i] = v;
+        }
+    }
+
+    /// Computes the inner nodes once every leaf is set.
+    pub fn seal(&mut self) {
+        for i in (1..self.size).rev() {
+            self.mx[i] = self.mx[2 * i].max(self.mx[2 * i + 1]);
+        }
+    }
+
+    fn blocks(&self, lo: usize, hi: usize) -> (usize, usize) {
+        debug_assert!(lo < hi);
+        (lo / self.block, (hi - 1) / self.block)
+    }
+
+    /// Largest value over positions `[lo, hi)` (`lo < hi`).
+    pub fn max(&self, lo: usize, hi: usize) -> u64 {
+        let (a, b) = self.blocks(lo, hi);
+        self.max_rec(1, 0, self.size - 1, a, b)
+    }
+
+    fn max_rec(&self, i: usize, nl: usize, nr: usize, a: usize, b: usize) -> u64 {
+        if a <= nl && nr <= b {
+            return self.mx[i];
+        }
+        let mid = (nl + nr) / 2;
+        let mut best = 0;
+        if a <= mid {
+            best = self.max_rec(2 * i, nl, mid, a, b);
+        }
+        if b > mid {
+            best = best.max(self.max_rec(2 * i + 1, mid + 1, nr, a, b));
+        }
+        best.saturating_add(self.lz[i])
+    }
+
+    /// Adds `v` to every position of `[lo, hi)` (`lo < hi`).
+    pub fn add(&mut self, lo: usize, hi: usize, v: u64) {
+        let (a, b) = self.blocks(lo, hi);
+        self.add_rec(1, 0, self.size - 1, a, b, v);
+    }
+
+    fn add_rec(&mut self, i: usize, nl: usize, nr: usize, a: usize, b: usize, v: u64) {
+        if a <= nl && nr <= b {
+            self.mx[i] = self.mx[i].saturating_add(v);
+            self.lz[i] = self.lz[i].saturating_add(v);
+            return;
+        }
+        let mid = (nl + nr) / 2;
+        if a <= mid {
+            self.add_rec(2 * i, nl, mid, a, b, v);
+        }
+        if b > mid {
+            self.add_rec(2 * i + 1, mid + 1, nr, a, b, v);
+        }
+        self.mx[i] = self.mx[2 * i]
+            .max(self.mx[2 * i + 1])
+            .saturating_add(self.lz[i]);
+    }
+
+    /// The last position in `[lo, hi)` whose value exceeds `thr` (per block:
+    /// the block's last position within the range), if any.
+    pub fn last_above(&self, lo: usize, hi: usize, thr: u64) -> Option<usize> {
+        let (a, b) = self.blocks(lo, hi);
+        let blk = self.last_rec(1, 0, self.size - 1, a, b, i128::from(thr))?;
+        Some((blk * self.block + self.block - 1).min(hi - 1))
+    }
+
+    fn last_rec(
+        &self,
+        i: usize,
+        nl: usize,
+        nr: usize,
+        a: usize,
+        b: usize,
+        thr: i128,
+    ) -> Option<usize> {
+        if nr < a || nl > b || i128::from(self.mx[i]) <= thr {
+            return None;
+        }
+        if nl == nr {
+            return Some(nl);
+        }
+        let mid = (nl + nr) / 2;
+        let thr = thr - i128::from(self.lz[i]);
+        self.last_rec(2 * i + 1, mid + 1, nr, a, b, thr)
+            .or_else(|| self.last_rec(2 * i, nl, mid, a, b, thr))
+    }
+
+    /// Bytes held (for the memory figures in the logs).
+    pub fn bytes(&self) -> usize {
+        16 * self.mx.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Against a plain array, on random operations (small n: exact blocks).
+    #[test]
+    fn matches_a_plain_array() {
+        let mut seed = 7u64;
+        let mut rnd = |m: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 33) as usize) % m
+        };
+        for n in [1usize, 2, 3, 17, 100] {
+            let mut p = Profile::new(n);
+            let mut plain: Vec<u64> = (0..n).map(|_| rnd(50) as u64).collect();
+            for (k, &v) in plain.iter().enumerate() {
+                p.raise(k, v);
+            }
+            p.seal();
+            for _ in 0..500 {
+                let lo = rnd(n);
+                let hi = lo + 1 + rnd(n - lo);
+                if rnd(2) == 0 {
+                    let v = rnd(10) as u64;
+                    p.add(lo, hi, v);
+                    plain[lo..hi].iter_mut().for_each(|x| *x += v);
+                } else {
+                    assert_eq!(p.max(lo, hi), *plain[lo..hi].iter().max().unwrap());
+                    let thr = rnd(60) as u64;
+                    let last = (lo..hi).rev().find(|&k| plain[k] > thr);
+                    assert_eq!(p.last_above(lo, hi, thr), last);
+                }
+            }
+        }
+    }
+
+    /// With blocks, a query answers for every position of the blocks it
+    /// touches: never below the exact answer.
+    #[test]
+    fn blocks_answer_for_their_largest_member() {
+        let n = 3 * MAX_BLOCKS + 5;
+        let mut p = Profile::new(n);
+        assert_eq!(p.block, 4);
+        p.raise(10, 5); // block 2 = positions 8..12
+        p.seal();
+        assert_eq!(p.max(0, 8), 0);
+        assert_eq!(p.max(0, 9), 5, "position 8 shares its block with 10");
+        p.add(21, 22, 1); // block 5 = positions 20..24
+        assert_eq!(p.max(23, 24), 1);
+        assert_eq!(p.max(24, 40), 0);
+    }
+}
