@@ -156,9 +156,12 @@ impl<'g, 'a> Searcher<'g, 'a> {
     }
 
     /// Whether a parallel pass is worth trying: memory cannot bind, or
-    /// parallel passes have not failed more often than they succeeded.
+    /// parallel passes succeed often enough (one in five) to pay for the
+    /// deadlocked ones; the first few are always tried.
     fn parallel_worth_it(&self) -> bool {
-        self.md.memory_is_loose() || self.parallel_failed <= self.parallel_ok
+        self.md.memory_is_loose()
+            || self.parallel_failed < 3
+            || self.parallel_failed <= 4 * self.parallel_ok
     }
 
     /// One pass with `key`: parallel when worth it, else (or when it

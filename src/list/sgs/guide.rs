@@ -30,6 +30,7 @@
 //! order). In particular the start order of any legal schedule, with equal
 //! starts as joint groups, is a guide.
 
+use crate::instance::TypeIdx;
 use crate::schedule::Schedule;
 use crate::solve::Deadline;
 
@@ -108,6 +109,8 @@ impl Guide {
             members: Vec::new(),
             acq: Vec::new(),
             plan: (0, 0),
+            early_from: vec![u32::MAX; n],
+            opm_last: Vec::new(),
         }
     }
 }
@@ -151,6 +154,12 @@ pub(super) struct Guard<'m> {
     next: usize,
     members: Vec<(u32, u32)>,
     acq: Vec<u64>,
+    /// Per node started ahead of its turn: the first unstarted position then
+    /// (where its extra hold starts); `u32::MAX` for the others.
+    early_from: Vec<u32>,
+    /// Per inter-op hold entry of the model: the last turn of the sources it
+    /// waits for (computed when first needed).
+    opm_last: Vec<u32>,
     /// From the last `check`: the first unstarted position after the in-order
     /// members, and how many members are in order.
     plan: (usize, usize),
@@ -267,6 +276,63 @@ impl Guard<'_> {
                     pr.add(q, p, e.amount);
                 }
             }
+            self.early_from[u as usize] = q as u32;
         }
+    }
+
+    /// Node `x` released its hold of type `m`. The serial completion then no
+    /// longer holds it either: neither ahead of x's turn (the extra of an
+    /// early start, undone exactly), nor from x's turn up to the turn of its
+    /// last same-type successor, where the serial schedule released it (the
+    /// base, lowered only on blocks wholly inside that span: a block answers
+    /// for its largest member, which may not hold x).
+    pub fn released(&mut self, md: &Model, x: u32, m: usize, amount: u64) {
+        if !md.binding[m] {
+            return;
+        }
+        let p = self.guide.pos[x as usize] as usize;
+        let q0 = self.early_from[x as usize];
+        if q0 != u32::MAX {
+            let pr = self.profile[m].as_mut().expect("binding types have a profile");
+            pr.sub(q0 as usize, p, amount);
+        }
+        let r = self.serial_release(md, x, m as TypeIdx);
+        let q = self.next_unstarted();
+        let pr = self.profile[m].as_mut().expect("binding types have a profile");
+        pr.sub_inner(q.max(p), r, amount);
+    }
+
+    /// The position after which the guide's serial schedule no longer holds
+    /// x's demand of type m: the turn of its last same-type successor, or the
+    /// turn after its own when it has none.
+    fn serial_release(&mut self, md: &Model, x: u32, m: TypeIdx) -> usize {
+        let g = md.g;
+        let pos = &self.guide.pos;
+        let mut r = pos[x as usize] as usize + 1;
+        for y in g.intra_succs(x) {
+            if g.demand(y, m) > 0 {
+                r = r.max(pos[y as usize] as usize);
+            }
+        }
+        if g.is_sink(x)
+            && let Some(k) = md.opm_index(g.node_op[x as usize], m)
+        {
+            if self.opm_last.is_empty() {
+                self.opm_last = vec![u32::MAX; md.opm.len()];
+            }
+            if self.opm_last[k] == u32::MAX {
+                let mut last = 0usize;
+                for &b in g.op_succs(g.node_op[x as usize]) {
+                    for y in g.sources(b) {
+                        if g.demand(y, m) > 0 {
+                            last = last.max(pos[y as usize] as usize);
+                        }
+                    }
+                }
+                self.opm_last[k] = last as u32;
+            }
+            r = r.max(self.opm_last[k] as usize);
+        }
+        r
     }
 }

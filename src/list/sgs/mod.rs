@@ -926,6 +926,9 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
         let e = self.md.g.mems(x)[ex - self.md.ent_off[x as usize] as usize];
         self.held[ex] = false;
         self.usage[e.mem as usize] -= u128::from(e.amount);
+        if let Some(guard) = &mut self.guard {
+            guard.released(self.md, x, e.mem as usize, e.amount);
+        }
     }
 
     fn finish(&mut self, v: u32) {

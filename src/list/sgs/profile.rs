@@ -80,19 +80,41 @@ impl Profile {
         if b > mid {
             best = best.max(self.max_rec(2 * i + 1, mid + 1, nr, a, b));
         }
-        best.saturating_add(self.lz[i])
+        best.wrapping_add(self.lz[i])
     }
 
-    /// Adds `v` to every position of `[lo, hi)` (`lo < hi`).
+    /// Adds `v` to every position of `[lo, hi)` (`lo < hi`). The guard adds
+    /// only what it checked to stay within a memory size, so no sum exceeds u64.
     pub fn add(&mut self, lo: usize, hi: usize, v: u64) {
         let (a, b) = self.blocks(lo, hi);
         self.add_rec(1, 0, self.size - 1, a, b, v);
     }
 
+    /// Undoes `add(lo, hi, v)` (the same range splits into the same nodes, so
+    /// every partial sum returns to what it was).
+    pub fn sub(&mut self, lo: usize, hi: usize, v: u64) {
+        let (a, b) = self.blocks(lo, hi);
+        self.add_rec(1, 0, self.size - 1, a, b, v.wrapping_neg());
+    }
+
+    /// Subtracts `v` on the blocks that lie wholly inside `[lo, hi)` (none when
+    /// the range is empty): a block's value stands for its largest member, so
+    /// only blocks whose every member is lowered may be lowered.
+    pub fn sub_inner(&mut self, lo: usize, hi: usize, v: u64) {
+        if lo >= hi {
+            return;
+        }
+        let a = lo.div_ceil(self.block);
+        let b = hi / self.block; // first block not wholly inside
+        if a < b {
+            self.add_rec(1, 0, self.size - 1, a, b - 1, v.wrapping_neg());
+        }
+    }
+
     fn add_rec(&mut self, i: usize, nl: usize, nr: usize, a: usize, b: usize, v: u64) {
         if a <= nl && nr <= b {
-            self.mx[i] = self.mx[i].saturating_add(v);
-            self.lz[i] = self.lz[i].saturating_add(v);
+            self.mx[i] = self.mx[i].wrapping_add(v);
+            self.lz[i] = self.lz[i].wrapping_add(v);
             return;
         }
         let mid = (nl + nr) / 2;
@@ -104,7 +126,7 @@ impl Profile {
         }
         self.mx[i] = self.mx[2 * i]
             .max(self.mx[2 * i + 1])
-            .saturating_add(self.lz[i]);
+            .wrapping_add(self.lz[i]);
     }
 
     /// The last position in `[lo, hi)` whose value exceeds `thr` (per block:
@@ -163,13 +185,20 @@ mod tests {
                 p.raise(k, v);
             }
             p.seal();
+            let mut undo = Vec::new();
             for _ in 0..500 {
                 let lo = rnd(n);
                 let hi = lo + 1 + rnd(n - lo);
-                if rnd(2) == 0 {
+                let op = rnd(3);
+                if op == 0 {
                     let v = rnd(10) as u64;
                     p.add(lo, hi, v);
                     plain[lo..hi].iter_mut().for_each(|x| *x += v);
+                    undo.push((lo, hi, v));
+                } else if op == 1 && !undo.is_empty() {
+                    let (lo, hi, v) = undo.swap_remove(rnd(undo.len()));
+                    p.sub(lo, hi, v);
+                    plain[lo..hi].iter_mut().for_each(|x| *x -= v);
                 } else {
                     assert_eq!(p.max(lo, hi), *plain[lo..hi].iter().max().unwrap());
                     let thr = rnd(60) as u64;
