@@ -485,6 +485,11 @@ fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
             "--memory-limit must be at least 1 MiB".into(),
         ));
     }
+    if a.instance.as_os_str() == "-" && a.start.as_deref().is_some_and(|p| p.as_os_str() == "-") {
+        return Err(Failure::Usage(
+            "the instance and --start cannot both be read from stdin".into(),
+        ));
+    }
     // Up front, so a bad directory is an argument error (exit 2) whatever the
     // engine does later (it may never build a model).
     if let Some(dir) = &a.export_model {

@@ -472,6 +472,13 @@ fn a_directory_as_input_says_so() {
     }
 }
 
+#[test]
+fn solve_reads_stdin_once() {
+    let (code, _, err) = tmin(&["solve", "-", "--start", "-"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("cannot both be read from stdin"), "{err}");
+}
+
 // 7. The time limit covers reading and writing.
 
 #[test]
