@@ -3,7 +3,9 @@
 //! The proofs are in `models/bounds.md`. Every quantity here is a minimum over an
 //! op's usable tilings, so no choice of tilings can beat it; sums saturate at
 //! u64::MAX (saturating a lower bound down keeps it a lower bound only if we never
-//! saturate upwards, which a saturating add never does).
+//! saturate upwards, which a saturating add never does). No loop here advances
+//! a clock in u64: a saturated clock would stop advancing (`jackson_preemptive`
+//! runs in u128).
 
 use crate::instance::Instance;
 
@@ -374,31 +376,41 @@ fn head_body_tail(items: &[Item], m: u128, what: &str) -> Bound {
 /// Jackson's preemptive schedule for one machine with heads and tails: the
 /// optimal value of the preemptive relaxation, hence a lower bound. At each
 /// moment the released item with the largest tail runs.
+///
+/// Time is u128: the work of one core type may reach 2^64 and beyond (two
+/// nodes of 2^63). In u64 the clock saturated at u64::MAX, every step then ran
+/// for 0 and the item was pushed back forever. Every step here runs for at
+/// least 1 (the next release lies strictly after `t`), so the loop ends after
+/// at most two steps per item; the result saturates down to u64::MAX, which
+/// keeps it a lower bound.
 pub fn jackson_preemptive(items: &[Item]) -> u64 {
     use std::collections::BinaryHeap;
     let mut by_head: Vec<&Item> = items.iter().collect();
     by_head.sort_unstable_by_key(|it| it.head);
-    let mut ready: BinaryHeap<(u64, u64)> = BinaryHeap::new(); // (tail, remaining work)
-    let mut t = 0u64;
+    let mut ready: BinaryHeap<(u64, u128)> = BinaryHeap::new(); // (tail, remaining work)
+    let mut t = 0u128;
     let mut i = 0;
-    let mut best = 0u64;
+    let mut best = 0u128;
     while i < by_head.len() || !ready.is_empty() {
-        if ready.is_empty() && t < by_head[i].head {
-            t = by_head[i].head;
+        if ready.is_empty() && t < u128::from(by_head[i].head) {
+            t = u128::from(by_head[i].head);
         }
-        while i < by_head.len() && by_head[i].head <= t {
-            ready.push((by_head[i].tail, by_head[i].work));
+        while i < by_head.len() && u128::from(by_head[i].head) <= t {
+            ready.push((by_head[i].tail, u128::from(by_head[i].work)));
             i += 1;
         }
         let (q, rem) = ready.pop().expect("an item is ready");
-        let next_release = by_head.get(i).map_or(u64::MAX, |it| it.head);
-        let run = rem.min(next_release.saturating_sub(t));
-        t = t.saturating_add(run);
+        // Strictly after t when it exists: every item released by t is ready.
+        let run = match by_head.get(i) {
+            Some(next) => rem.min(u128::from(next.head) - t),
+            None => rem,
+        };
+        t += run;
         if run < rem {
             ready.push((q, rem - run));
         } else {
-            best = best.max(t.saturating_add(q));
+            best = best.max(t + u128::from(q));
         }
     }
-    best
+    u64::try_from(best).unwrap_or(u64::MAX)
 }

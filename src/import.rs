@@ -51,6 +51,7 @@ pub fn read_jsp<R: Read>(mut src: R, name: &str) -> InputResult<JobShop> {
         line: text.lines().count() as u32 + 1,
         col: 1,
     };
+    let n_tokens = tokens.len() as u64;
     let mut it = tokens.into_iter();
     let mut next = |what: &str| -> InputResult<(u64, Pos)> {
         match it.next() {
@@ -85,9 +86,12 @@ pub fn read_jsp<R: Read>(mut src: R, name: &str) -> InputResult<JobShop> {
             ),
         ));
     }
-    let mut jobs = Vec::with_capacity(n_jobs as usize);
+    // Capacity from what the file holds, not from what its header declares
+    // (a two-number file "1000000 254" reserved 24 MB before failing).
+    let tokens_left = n_tokens.saturating_sub(2);
+    let mut jobs = Vec::with_capacity(n_jobs.min(tokens_left / 2 / n_machines.max(1)) as usize);
     for j in 0..n_jobs {
-        let mut ops = Vec::with_capacity(n_machines as usize);
+        let mut ops = Vec::with_capacity(n_machines.min(tokens_left / 2) as usize);
         for k in 0..n_machines {
             let (m, m_pos) = next(&format!("the machine of operation {k} of job {j}"))?;
             if m >= n_machines {

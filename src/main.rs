@@ -2,20 +2,34 @@
 //!
 //! Exit codes: 0 success (legal schedule, solution found); 1 a negative verdict
 //! (illegal schedule, proven infeasible instance); 2 unreadable input or bad
-//! arguments; 3 no verdict (time limit before any schedule); 70 internal error.
+//! arguments; 3 no verdict (time limit before any schedule, or while reading);
+//! 70 internal error (including any panic: the hook below); 74 the output
+//! could not be written (disk full, closed pipe, stderr unwritable).
+//!
+//! Every write to stdout and stderr goes through `Write` with its error
+//! handled: `print!`/`eprint!` panic when the stream fails.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand, ValueEnum};
 use serde_json::json;
 
-use tmin::error::InputError;
+use tmin::error::{InputError, InputErrorKind};
 use tmin::generate::GenConfig;
 use tmin::instance::{self, Instance};
 use tmin::report;
 use tmin::schedule::check_reader;
+
+/// Exit code: the output could not be written (sysexits EX_IOERR).
+const EXIT_OUTPUT: u8 = 74;
+/// Exit code: internal error (sysexits EX_SOFTWARE).
+const EXIT_INTERNAL: u8 = 70;
+
+/// Time limits beyond this (about ten years) mean "no limit".
+const NO_LIMIT_SECS: f64 = 10.0 * 365.25 * 86_400.0;
 
 #[derive(Parser)]
 #[command(
@@ -25,8 +39,9 @@ use tmin::schedule::check_reader;
     long_about = "Optimal and bounded schedules for the minimum inference latency problem.\n\n\
 Instances use the competition text format (SetSocInfo / AddOpInfo / GetInferenceScheResult);\n\
 schedules use its output format [[OpId,Tiling,NodeId,Start,CoreId],...]. '-' reads stdin.\n\n\
-Exit codes: 0 success, 1 illegal schedule or infeasible instance, 2 unreadable input,\n\
-3 no verdict within the limits, 70 internal error. Logging: RUST_LOG=info|debug."
+Exit codes: 0 success, 1 illegal schedule or infeasible instance, 2 unreadable input\n\
+or bad arguments, 3 no verdict within the limits, 70 internal error (please report),\n\
+74 cannot write the output (disk full, closed pipe). Logging: RUST_LOG=info|debug."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -108,16 +123,24 @@ struct SolveArgs {
     instance: PathBuf,
     #[arg(long, value_enum, default_value_t = Engine::Auto)]
     engine: Engine,
-    /// Wall-clock limit in seconds for the search (reading and writing excluded).
+    /// Wall-clock limit in seconds for the whole command, reading the instance
+    /// and writing the result included: it answers within the limit plus
+    /// max(0.5 s, 5 %). When reading alone takes longer, the answer is
+    /// `unknown` (exit 3). Above ten years: no limit.
     #[arg(long, default_value_t = 5.0)]
     time_limit: f64,
+    /// Memory budget in MiB for the exact engines' models (the SAT encoding,
+    /// solver included, is never built beyond it; the other engines take over).
+    #[arg(long, value_name = "MIB", default_value_t = tmin::solve::DEFAULT_MEMORY_LIMIT_MIB)]
+    memory_limit: u64,
     /// Random seed for randomised passes.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// MILP formulation.
     #[arg(long, value_enum, default_value_t = ModelArg::Auto)]
     model: ModelArg,
-    /// Write the MILP models (.lp and .mps) into this directory.
+    /// Write the MILP models (.lp and .mps) into this directory (created if
+    /// missing; checked before solving).
     #[arg(long)]
     export_model: Option<PathBuf>,
     /// Worker threads (engines are single-threaded unless stated).
@@ -202,31 +225,83 @@ struct GenArgs {
 }
 
 fn main() -> ExitCode {
+    // The time limit counts from here: reading and writing are part of it.
+    let t0 = Instant::now();
+    install_panic_hook();
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn"))
         .format_timestamp(None)
         .init();
     let cli = Cli::parse();
-    match run(cli) {
+    // For the tests of the hook: a deliberate panic on the main thread or on
+    // a worker thread (as an engine thread of the portfolio would).
+    match std::env::var("TMIN_TEST_PANIC").as_deref() {
+        Ok("main") => panic!("deliberate panic (TMIN_TEST_PANIC=main)"),
+        Ok("thread") => {
+            let _ =
+                std::thread::spawn(|| panic!("deliberate panic (TMIN_TEST_PANIC=thread)")).join();
+        }
+        _ => {}
+    }
+    let code = match run(cli, t0) {
         Ok(code) => code,
         Err(Failure::Input(e)) => {
-            eprintln!("error: {e}");
+            say(&format!("error: {e}"));
             ExitCode::from(2)
         }
         Err(Failure::Usage(e)) => {
-            eprintln!("error: {e}");
+            say(&format!("error: {e}"));
             ExitCode::from(2)
         }
         Err(Failure::Internal(e)) => {
-            eprintln!("internal error (please report): {e}");
-            ExitCode::from(70)
+            say(&format!("internal error (please report): {e}"));
+            ExitCode::from(EXIT_INTERNAL)
         }
-    }
+        Err(Failure::Output(e)) => {
+            say(&format!("error: cannot write the output: {e}"));
+            ExitCode::from(EXIT_OUTPUT)
+        }
+    };
+    log::info!(
+        "peak RSS {:.0} MiB",
+        tmin::solve::peak_rss_mib().unwrap_or(0.0)
+    );
+    code
+}
+
+/// One line on stderr; a failed write (stderr closed or full) is ignored:
+/// there is nowhere left to report it, and the exit code still tells.
+fn say(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// Any panic, on any thread (a portfolio engine, HiGHS's watcher), ends the
+/// process with one line and exit 70: never 101, never a silently dropped thread.
+fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".into());
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        say(&format!(
+            "internal error (please report): panic{at}: {}",
+            msg.replace('\n', " ")
+        ));
+        std::process::exit(i32::from(EXIT_INTERNAL));
+    }));
 }
 
 enum Failure {
     Input(InputError),
     Usage(String),
     Internal(String),
+    /// Writing the result failed (exit 74).
+    Output(String),
 }
 
 impl From<InputError> for Failure {
@@ -248,8 +323,7 @@ fn open_input(path: &Path) -> Result<(Box<dyn std::io::Read>, String), Failure> 
     if name == "-" {
         return Ok((Box::new(std::io::stdin().lock()), "<stdin>".to_string()));
     }
-    let f = std::fs::File::open(path)
-        .map_err(|e| Failure::Input(InputError::new(&name, Default::default(), e.to_string())))?;
+    let f = tmin::error::open_file(path)?;
     Ok((Box::new(f), name))
 }
 
@@ -265,10 +339,26 @@ fn create_output(path: Option<&Path>) -> Result<Box<dyn Write>, Failure> {
 }
 
 fn io_failure(e: std::io::Error) -> Failure {
-    Failure::Usage(format!("write failed: {e}"))
+    Failure::Output(e.to_string())
 }
 
-fn run(cli: Cli) -> Result<ExitCode, Failure> {
+/// Writes `text` to stdout and flushes it.
+fn print_out(text: &str) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .map_err(io_failure)
+}
+
+/// Writes `text` to stderr (the summary when the schedule goes to stdout).
+fn print_err(text: &str) -> Result<(), Failure> {
+    let mut err = std::io::stderr().lock();
+    err.write_all(text.as_bytes())
+        .and_then(|_| err.flush())
+        .map_err(io_failure)
+}
+
+fn run(cli: Cli, t0: Instant) -> Result<ExitCode, Failure> {
     match cli.cmd {
         Cmd::Check {
             instance,
@@ -292,35 +382,31 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 value: x.best.value,
                 source: &x.best.source,
             });
-            let mut out = std::io::stdout().lock();
             if json {
                 let v = report::check_json(&inst.name, &name, &rep, b.as_ref());
-                writeln!(out, "{v}").map_err(io_failure)?;
+                print_out(&format!("{v}\n"))?;
             } else {
-                write!(out, "{}", report::check_text(&rep, b.as_ref())).map_err(io_failure)?;
+                print_out(&report::check_text(&rep, b.as_ref()))?;
             }
             Ok(ExitCode::from(if rep.is_legal() { 0 } else { 1 }))
         }
-        Cmd::Solve(a) => solve(a),
+        Cmd::Solve(a) => solve(a, t0),
         Cmd::Bound { instance, json } => {
             let inst = read_instance(&instance)?;
             let b = tmin::bounds::lower_bounds(&inst);
-            let mut out = std::io::stdout().lock();
             if json {
-                writeln!(out, "{}", report::bound_json(&inst, &b)).map_err(io_failure)?;
+                print_out(&format!("{}\n", report::bound_json(&inst, &b)))?;
             } else {
-                write!(out, "{}", report::bound_text(&inst, &b)).map_err(io_failure)?;
+                print_out(&report::bound_text(&inst, &b))?;
             }
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Info { instance, json } => {
             let inst = read_instance(&instance)?;
-            let v = report::info_json(&inst);
-            let mut out = std::io::stdout().lock();
             if json {
-                writeln!(out, "{v}").map_err(io_failure)?;
+                print_out(&format!("{}\n", report::info_json(&inst)))?;
             } else {
-                write!(out, "{}", report::info_text(&inst)).map_err(io_failure)?;
+                print_out(&report::info_text(&inst))?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -365,31 +451,137 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     }
 }
 
-fn solve(a: SolveArgs) -> Result<ExitCode, Failure> {
-    use std::io::IsTerminal;
-    if !(a.time_limit.is_finite() && a.time_limit >= 0.0) {
+/// The time limit as a Duration: above ten years (or beyond what a Duration
+/// holds, e.g. 1e30) it is ten years, i.e. no limit.
+fn time_limit(secs: f64) -> Result<Duration, Failure> {
+    if !(secs.is_finite() && secs >= 0.0) {
         return Err(Failure::Usage(format!(
-            "--time-limit expects a non-negative number of seconds, got {}",
-            a.time_limit
+            "--time-limit expects a non-negative number of seconds, got {secs}"
         )));
     }
+    let capped = secs.min(NO_LIMIT_SECS);
+    Ok(Duration::try_from_secs_f64(capped).unwrap_or(Duration::from_secs(NO_LIMIT_SECS as u64)))
+}
+
+/// Time kept back from the engines for what follows them: the final
+/// validation in `SolveResult::found`, the node graph and `write_schedule`,
+/// and the summary. Measured at 10^6 nodes (`tmin gen --ops 10000 --nodes
+/// 100-100 --seed 1`, three runs, results/sat-budget.md): validation 160-205
+/// ns a node, node graph and writing 96-158 ns a node, the summary nothing
+/// to speak of; the reserve is three times 350 ns a node, plus 20 ms.
+fn output_reserve(nodes: u64) -> Duration {
+    const MEASURED_NS_PER_NODE: u64 = 350;
+    Duration::from_millis(20) + Duration::from_nanos(nodes.saturating_mul(3 * MEASURED_NS_PER_NODE))
+}
+
+fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
+    use std::io::IsTerminal;
+    let limit = time_limit(a.time_limit)?;
     if a.threads == 0 {
         return Err(Failure::Usage("--threads must be at least 1".into()));
     }
-    let t0 = std::time::Instant::now();
-    let inst = read_instance(&a.instance)?;
-    let start = match &a.start {
-        Some(p) => Some(std::sync::Arc::new(read_start(&inst, p)?)),
+    if a.memory_limit == 0 {
+        return Err(Failure::Usage(
+            "--memory-limit must be at least 1 MiB".into(),
+        ));
+    }
+    if a.instance.as_os_str() == "-" && a.start.as_deref().is_some_and(|p| p.as_os_str() == "-") {
+        return Err(Failure::Usage(
+            "the instance and --start cannot both be read from stdin".into(),
+        ));
+    }
+    // Up front, so a bad directory is an argument error (exit 2) whatever the
+    // engine does later (it may never build a model).
+    if let Some(dir) = &a.export_model {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            Failure::Usage(format!(
+                "--export-model {}: cannot create the directory: {e}",
+                dir.display()
+            ))
+        })?;
+        if !dir.is_dir() {
+            return Err(Failure::Usage(format!(
+                "--export-model {}: not a directory",
+                dir.display()
+            )));
+        }
+        if !matches!(a.engine, Engine::Milp | Engine::Auto) {
+            log::warn!(
+                "--export-model: only the MILP engine (--engine milp or auto) builds models"
+            );
+        }
+    }
+    let to_stdout = a.output.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    // The whole command ends by `end`: reading, solving, writing.
+    let end = tmin::solve::instant_after(t0, limit);
+    let engine_name = match a.engine {
+        Engine::Auto => "auto",
+        Engine::List => "list",
+        Engine::Milp => "milp",
+        Engine::Sat => "sat",
+    };
+    let read = (|| -> Result<_, InputError> {
+        let inst = instance::parse_file_until(&a.instance, Some(end))?;
+        let start = match &a.start {
+            Some(p) => Some(read_start(&inst, p, end)?),
+            None => None,
+        };
+        Ok((inst, start))
+    })();
+    let (inst, start) = match read {
+        Ok(x) => x,
+        Err(e) if e.kind == InputErrorKind::TimeLimit => {
+            // No verdict: the limit passed before the input was read.
+            let mut r = tmin::solve::SolveResult::without_schedule(
+                tmin::solve::Status::Unknown,
+                0,
+                "none (the input was not read)",
+                engine_name,
+            );
+            r.note(e.to_string());
+            let total = t0.elapsed().as_secs_f64();
+            let summary = if a.json {
+                let v = report::solve_json_named(&e.file, None, &r, total, total);
+                format!("{v}\n")
+            } else {
+                report::solve_text(&r, total)
+            };
+            if to_stdout {
+                print_err(&summary)?;
+            } else {
+                print_out(&summary)?;
+            }
+            return Ok(ExitCode::from(3));
+        }
+        Err(e) => return Err(Failure::Input(e)),
+    };
+    let start = match start {
+        Some(Ok(s)) => Some(std::sync::Arc::new(s)),
+        Some(Err(f)) => return Err(f),
         None => None,
     };
+    for w in &inst.warnings {
+        log::warn!("{w}");
+    }
     let read_seconds = t0.elapsed().as_secs_f64();
+    // The engines get what is left, less the reserve for validating and writing.
+    let reserve = output_reserve(tmin::portfolio::max_nodes(&inst));
+    let engine_limit = end
+        .saturating_duration_since(Instant::now())
+        .saturating_sub(reserve);
+    log::info!(
+        "read in {read_seconds:.3} s; engines get {:.3} s ({:.3} s kept for validating and writing)",
+        engine_limit.as_secs_f64(),
+        reserve.as_secs_f64()
+    );
     let opts = tmin::solve::SolveOptions {
-        time_limit: std::time::Duration::from_secs_f64(a.time_limit),
+        time_limit: engine_limit,
         seed: a.seed,
         threads: a.threads,
         progress: !a.quiet && (a.progress || std::io::stderr().is_terminal()),
         list_patience: None,
         start,
+        memory_limit_mib: a.memory_limit,
     };
     let mopts = tmin::milp::MilpOptions {
         formulation: match a.model {
@@ -405,10 +597,10 @@ fn solve(a: SolveArgs) -> Result<ExitCode, Failure> {
         Engine::Milp => tmin::milp::solve(&inst, &opts, &mopts),
         Engine::Sat => tmin::sat::solve(&inst, &opts),
     };
-    if result.notes.iter().any(|n| n.starts_with("internal error")) {
-        return Err(Failure::Internal(result.notes.join("; ")));
+    // Decided by the typed field, never by note text.
+    if let Some(e) = &result.internal_error {
+        return Err(Failure::Internal(e.clone()));
     }
-    let to_stdout = a.output.as_deref().is_some_and(|p| p.as_os_str() == "-");
     if let (Some(path), Some(sched)) = (a.output.as_deref(), result.schedule.as_ref()) {
         let g =
             tmin::graph::NodeGraph::new(&inst, sched.choice.clone()).map_err(Failure::Internal)?;
@@ -425,9 +617,9 @@ fn solve(a: SolveArgs) -> Result<ExitCode, Failure> {
         report::solve_text(&result, total)
     };
     if to_stdout {
-        eprint!("{summary}");
+        print_err(&summary)?;
     } else {
-        print!("{summary}");
+        print_out(&summary)?;
     }
     use tmin::solve::Status;
     Ok(ExitCode::from(match result.status {
@@ -437,10 +629,26 @@ fn solve(a: SolveArgs) -> Result<ExitCode, Failure> {
     }))
 }
 
-/// Reads and checks a warm-start schedule: only a legal one is accepted.
-fn read_start(inst: &Instance, path: &Path) -> Result<tmin::schedule::Schedule, Failure> {
-    let (src, name) = open_input(path)?;
-    let read = tmin::schedule::read_schedule(inst, std::io::BufReader::new(src), &name, 5)?;
+/// Reads and checks a warm-start schedule: only a legal one is accepted. The
+/// outer error is the reading (a time-limit error is no verdict, exit 3); the
+/// inner one a rejected schedule (exit 2).
+fn read_start(
+    inst: &Instance,
+    path: &Path,
+    end: Instant,
+) -> Result<Result<tmin::schedule::Schedule, Failure>, InputError> {
+    let (src, name) = match open_input(path) {
+        Ok(x) => x,
+        Err(Failure::Input(e)) => return Err(e),
+        Err(f) => return Ok(Err(f)),
+    };
+    let read = tmin::schedule::read_schedule_until(
+        inst,
+        std::io::BufReader::new(src),
+        &name,
+        5,
+        Some(end),
+    )?;
     let rejected = |v: &tmin::schedule::Violations| {
         Failure::Usage(format!(
             "--start {name} is not a legal schedule for this instance ({} violations; \
@@ -454,15 +662,17 @@ fn read_start(inst: &Instance, path: &Path) -> Result<tmin::schedule::Schedule, 
         ))
     };
     let Some(sched) = read.schedule.filter(|_| read.violations.is_empty()) else {
-        return Err(rejected(&read.violations));
+        return Ok(Err(rejected(&read.violations)));
     };
-    let g = tmin::graph::NodeGraph::new(inst, sched.choice.clone())
-        .map_err(|e| Failure::Usage(format!("--start {name}: {e}")))?;
+    let g = match tmin::graph::NodeGraph::new(inst, sched.choice.clone()) {
+        Ok(g) => g,
+        Err(e) => return Ok(Err(Failure::Usage(format!("--start {name}: {e}")))),
+    };
     let v = tmin::schedule::check(&g, &sched, 5);
     if !v.is_empty() {
-        return Err(rejected(&v));
+        return Ok(Err(rejected(&v)));
     }
-    Ok(sched)
+    Ok(Ok(sched))
 }
 
 fn gen_config(a: &GenArgs) -> Result<GenConfig, Failure> {

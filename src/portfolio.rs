@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use crate::bounds::{Bounds, lower_bounds};
 use crate::instance::Instance;
 use crate::milp::MilpOptions;
-use crate::solve::{Deadline, SolveOptions, SolveResult, Status};
+use crate::solve::{Deadline, SolveOptions, SolveResult, Status, StepAside};
 
 /// Largest node graph (over tiling choices) handed to the exact engines.
 pub const EXACT_MAX_NODES: u64 = 5_000;
@@ -18,7 +18,7 @@ pub const EXACT_MAX_NODES: u64 = 5_000;
 pub const SAT_ALL_NODES: u64 = 500;
 
 /// The largest node count any tiling choice gives.
-fn max_nodes(inst: &Instance) -> u64 {
+pub fn max_nodes(inst: &Instance) -> u64 {
     (0..inst.graph.n_ops() as u32)
         .map(|op| {
             inst.usable_tilings(op)
@@ -29,25 +29,29 @@ fn max_nodes(inst: &Instance) -> u64 {
         .sum()
 }
 
-/// Combines two results for the same instance: the better schedule, the larger
-/// bound (both are proven), notes of both.
+/// Combines two results for the same instance: the better schedule (makespans
+/// compared exactly, u128), the larger bound (both are proven), notes, internal
+/// errors and step-aside reasons of both.
 pub fn merge(a: SolveResult, b: SolveResult) -> SolveResult {
-    let (mut best, other) = match (a.makespan, b.makespan) {
+    let (mut best, mut other) = match (a.makespan, b.makespan) {
         (Some(x), Some(y)) if y < x => (b, a),
         (None, Some(_)) => (b, a),
         _ => (a, b),
     };
+    best.carry_flags(&mut other);
     if best.status == Status::Infeasible || other.status == Status::Infeasible {
         if best.makespan.is_some() {
             // A proof of infeasibility next to a legal schedule is an engine bug.
-            log::error!("an engine proved infeasibility while another found a legal schedule");
-            best.note("internal error: contradictory verdicts between engines");
+            best.internal(
+                "contradictory verdicts between engines (infeasible and a legal schedule)",
+            );
         } else {
-            let (mut inf, rest) = if best.status == Status::Infeasible {
+            let (mut inf, mut rest) = if best.status == Status::Infeasible {
                 (best, other)
             } else {
                 (other, best)
             };
+            inf.carry_flags(&mut rest);
             inf.notes.extend(rest.notes);
             return inf;
         }
@@ -58,7 +62,7 @@ pub fn merge(a: SolveResult, b: SolveResult) -> SolveResult {
         (best.lower_bound, best.bound_source.clone())
     };
     match best.makespan {
-        Some(m) => best.raise_bound(lb.min(m), &src),
+        Some(m) => best.raise_bound(u64::try_from(m).map_or(lb, |m| lb.min(m)), &src),
         None => {
             best.lower_bound = lb;
             best.bound_source = src;
@@ -159,7 +163,8 @@ fn run(
             let inc_milp = inc.clone();
             let (d_sat, d_milp) = (&shared, &shared);
             let h_sat = s.spawn(|| {
-                let r = crate::sat::search(inst, d_sat, bounds, inc_sat, None);
+                let r =
+                    crate::sat::search(inst, d_sat, bounds, inc_sat, None, opts.memory_limit_mib);
                 settled(&r);
                 r
             });
@@ -175,12 +180,34 @@ fn run(
             });
             (h_sat.join(), h_milp.join())
         });
+        // A panicking engine thread is an internal error, never dropped
+        // silently (the CLI's panic hook ends the process first; library
+        // callers get it here).
+        let panicked = |p: Box<dyn std::any::Any + Send>, which: &str| {
+            let msg = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "no message".into());
+            format!("the {which} engine thread panicked: {msg}")
+        };
         match (sat, milp) {
             (Ok(a), Ok(b)) => merge(a, b),
-            (Ok(a), Err(_)) | (Err(_), Ok(a)) => a,
-            (Err(_), Err(_)) => inc,
+            (Ok(mut a), Err(p)) => {
+                a.internal(panicked(p, "MILP"));
+                a
+            }
+            (Err(p), Ok(mut b)) => {
+                b.internal(panicked(p, "SAT"));
+                b
+            }
+            (Err(p), Err(q)) => {
+                inc.internal(panicked(p, "SAT"));
+                inc.internal(panicked(q, "MILP"));
+                inc
+            }
         }
-    } else if let Err(why) = crate::sat::fits(inst, inc.makespan) {
+    } else if let Err(why) = crate::sat::fits(inst, inc.makespan, opts.memory_limit_mib) {
         // Long horizons: the order encoding grows with time, the continuous-time
         // MILP does not. It gets most of the time; list scheduling the rest.
         let milp_deadline = deadline.share(0.6);
@@ -203,7 +230,7 @@ fn run(
         // A first probe that is still undecided at half the time rarely ends
         // well (the encoding is too hard to start on): the search hands the
         // rest back to list scheduling from the incumbent.
-        let first_answer_by = Instant::now() + sat_deadline.remaining().mul_f64(0.5);
+        let first_answer_by = sat_deadline.at_share(0.5);
         note(
             &mut inc,
             format!(
@@ -212,7 +239,32 @@ fn run(
                 sat_deadline.remaining().as_secs_f64()
             ),
         );
-        crate::sat::search(inst, &sat_deadline, bounds, inc, Some(first_answer_by))
+        let mut r = crate::sat::search(
+            inst,
+            &sat_deadline,
+            bounds,
+            inc,
+            Some(first_answer_by),
+            opts.memory_limit_mib,
+        );
+        // SAT stepped aside (its encoding over the memory budget or beyond its
+        // horizon, or the deadline came while it was built): the MILP on a
+        // share of what is left, then list scheduling below.
+        if let Some(why) = r.stepped_aside.clone()
+            && why != StepAside::DeadlineDuringEncoding
+            && deadline.remaining() > Duration::from_millis(500)
+        {
+            let milp_deadline = deadline.share(0.6);
+            note(
+                &mut r,
+                format!(
+                    "SAT stepped aside ({why}): MILP engine on {:.1} s (one thread)",
+                    milp_deadline.remaining().as_secs_f64()
+                ),
+            );
+            r = crate::milp::search(inst, opts, mopts, &milp_deadline, bounds, r);
+        }
+        r
     };
     let mut r = r;
     // Time left and no proof (e.g. an instance too large for the encodings):
@@ -228,7 +280,7 @@ fn run(
         let more = crate::list::solve_with_bounds(inst, &rest, bounds);
         let before = r.makespan;
         r = merge(r, more);
-        let shown = |m: Option<u64>| m.map_or("none".to_string(), |m| m.to_string());
+        let shown = |m: Option<u128>| m.map_or("none".to_string(), |m| m.to_string());
         let msg = format!(
             "no proof yet: list scheduling used the rest of the time (makespan {} -> {})",
             shown(before),

@@ -227,12 +227,31 @@ pub fn solve_json(
     read_seconds: f64,
     total_seconds: f64,
 ) -> Value {
+    solve_json_named(
+        &inst.name,
+        Some(inst.graph.n_ops()),
+        r,
+        read_seconds,
+        total_seconds,
+    )
+}
+
+/// As `solve_json`, when the instance was not (completely) read: its name and,
+/// if known, its op count. Makespans beyond u64 are strings of their exact
+/// digits (`num`), as in `tmin check --json`.
+pub fn solve_json_named(
+    name: &str,
+    ops: Option<usize>,
+    r: &SolveResult,
+    read_seconds: f64,
+    total_seconds: f64,
+) -> Value {
     json!({
-        "instance": inst.name,
-        "ops": inst.graph.n_ops(),
+        "instance": name,
+        "ops": ops,
         "nodes": r.schedule.as_ref().map(|s| s.start.len()),
         "status": r.status.name(),
-        "makespan": r.makespan,
+        "makespan": r.makespan.map(num),
         "lower_bound": r.lower_bound,
         "bound_source": r.bound_source,
         "gap": r.gap(),

@@ -3,6 +3,11 @@
 //! A result that carries a schedule can only be built through `SolveResult::found`,
 //! which runs the validator first: an engine bug yields an internal error, never
 //! an illegal schedule on the user's screen.
+//!
+//! What callers decide on is typed: `SolveResult::internal_error` (an engine
+//! bug: the CLI exits 70) and `SolveResult::stepped_aside` (why an exact
+//! engine handed back before its search was done: the portfolio moves on).
+//! Notes are for people only; nothing searches their text.
 
 use std::fmt;
 use std::sync::Arc;
@@ -43,10 +48,14 @@ impl fmt::Display for Status {
     }
 }
 
+/// Default `SolveOptions::memory_limit_mib` (`--memory-limit`).
+pub const DEFAULT_MEMORY_LIMIT_MIB: u64 = 512;
+
 /// Options shared by all engines.
 #[derive(Clone, Debug)]
 pub struct SolveOptions {
-    /// Wall-clock budget for the whole solve.
+    /// Wall-clock budget for the whole solve, from the call (any value: a limit
+    /// beyond what an `Instant` represents means no limit).
     pub time_limit: Duration,
     pub seed: u64,
     pub threads: usize,
@@ -60,6 +69,10 @@ pub struct SolveOptions {
     /// A legal schedule to start from (`--start`): the list engine takes it as
     /// its first incumbent, so every engine's search begins at or below it.
     pub start: Option<std::sync::Arc<Schedule>>,
+    /// Memory budget in MiB for the exact engines' models: the SAT encoding
+    /// (clauses in the solver and the encoder's own copy) is never built
+    /// beyond it; over it the engine steps aside (`StepAside::OverMemoryBudget`).
+    pub memory_limit_mib: u64,
 }
 
 impl Default for SolveOptions {
@@ -71,6 +84,7 @@ impl Default for SolveOptions {
             progress: false,
             list_patience: None,
             start: None,
+            memory_limit_mib: DEFAULT_MEMORY_LIMIT_MIB,
         }
     }
 }
@@ -84,12 +98,39 @@ pub struct Deadline {
     pub cancel: Option<Arc<AtomicBool>>,
 }
 
+/// The instant `d` after `from`, or a far-future instant when `from + d` is not
+/// representable (`Instant + Duration` panics on overflow): a time limit of
+/// 10^19 s means no limit, not a crash.
+pub fn instant_after(from: Instant, d: Duration) -> Instant {
+    from.checked_add(d).unwrap_or_else(|| far_future(from))
+}
+
+/// An instant decades after `from` (as far as the platform represents, at
+/// least a day): "no deadline" for code that needs an `Instant`.
+pub fn far_future(from: Instant) -> Instant {
+    for secs in [1u64 << 30, 1 << 25, 1 << 20, 1 << 16] {
+        if let Some(t) = from.checked_add(Duration::from_secs(secs)) {
+            return t;
+        }
+    }
+    from
+}
+
 impl Deadline {
+    /// `d` from now; saturates to a far-future instant (never panics).
     pub fn after(d: Duration) -> Self {
         let start = Instant::now();
         Deadline {
             start,
-            end: start + d,
+            end: instant_after(start, d),
+            cancel: None,
+        }
+    }
+    /// An absolute end.
+    pub fn until(end: Instant) -> Self {
+        Deadline {
+            start: Instant::now(),
+            end,
             cancel: None,
         }
     }
@@ -117,14 +158,78 @@ impl Deadline {
     pub fn elapsed(&self) -> f64 {
         self.start.elapsed().as_secs_f64()
     }
-    /// The share `frac` of the remaining time, as a deadline.
+    /// The share `frac` of the remaining time, as a deadline (never later than
+    /// this one; never panics, whatever `frac`).
     pub fn share(&self, frac: f64) -> Deadline {
         let now = Instant::now();
+        let frac = if frac.is_nan() {
+            0.0
+        } else {
+            frac.clamp(0.0, 1.0)
+        };
         Deadline {
             start: now,
-            end: now + self.remaining().mul_f64(frac.clamp(0.0, 1.0)),
+            end: instant_after(now, self.remaining().mul_f64(frac)).min(self.end),
             cancel: self.cancel.clone(),
         }
+    }
+    /// The instant `frac` of the remaining time from now (at most `end`).
+    pub fn at_share(&self, frac: f64) -> Instant {
+        self.share(frac).end
+    }
+}
+
+/// Why an exact engine handed its incumbent back before its search was done
+/// (not the time limit, not a proof): the portfolio moves on to another
+/// engine. Typed, so callers never search note text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StepAside {
+    /// The makespans to search lie beyond the times the engine represents
+    /// exactly (`horizon`: the largest makespan it would have to encode).
+    HorizonBeyondEngine { horizon: u128, max: u128 },
+    /// The model would exceed the memory budget (`--memory-limit`).
+    OverMemoryBudget { estimated_mib: u64, budget_mib: u64 },
+    /// The deadline (or the portfolio's cancel flag) came while the model was
+    /// being built.
+    DeadlineDuringEncoding,
+    /// The model is too large for the engine in another respect (e.g. more
+    /// tiling combinations than the MILP enumerates).
+    TooLarge,
+}
+
+impl fmt::Display for StepAside {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StepAside::HorizonBeyondEngine { horizon, max } => write!(
+                f,
+                "horizon {horizon} beyond what the engine represents exactly (at most {max} time units)"
+            ),
+            StepAside::OverMemoryBudget {
+                estimated_mib,
+                budget_mib,
+            } => write!(
+                f,
+                "encoding over the memory budget (about {estimated_mib} MiB, budget {budget_mib} MiB; \
+                 --memory-limit)"
+            ),
+            StepAside::DeadlineDuringEncoding => f.write_str("deadline during encoding"),
+            StepAside::TooLarge => f.write_str("model too large for the engine"),
+        }
+    }
+}
+
+/// Why `SolveResult::found` refused a schedule (always an engine bug, except
+/// where an engine documents a numeric limit, e.g. the MILP's memory precision).
+#[derive(Clone, Debug)]
+pub struct Rejected {
+    pub message: String,
+    /// The validator's findings, when the schedule broke rules.
+    pub violations: Option<crate::schedule::Violations>,
+}
+
+impl fmt::Display for Rejected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
     }
 }
 
@@ -133,7 +238,9 @@ impl Deadline {
 pub struct SolveResult {
     pub status: Status,
     pub schedule: Option<Schedule>,
-    pub makespan: Option<u64>,
+    /// The schedule's makespan: u128, because start + ExecTime may exceed u64
+    /// (SPEC 6) while every start fits.
+    pub makespan: Option<u128>,
     /// A proven lower bound on the optimal makespan (0 when nothing is known).
     pub lower_bound: u64,
     /// Which argument proves `lower_bound`.
@@ -142,6 +249,11 @@ pub struct SolveResult {
     pub wall_seconds: f64,
     /// Human notes: decisions taken, which pass won, why a fallback happened.
     pub notes: Vec<String>,
+    /// An engine bug (a schedule the validator rejected, contradictory
+    /// verdicts, a panicking engine thread): the CLI reports it and exits 70.
+    pub internal_error: Option<String>,
+    /// Why an exact engine stepped aside before its search was done.
+    pub stepped_aside: Option<StepAside>,
 }
 
 impl SolveResult {
@@ -153,8 +265,27 @@ impl SolveResult {
         lower_bound: u64,
         bound_source: &str,
         engine: &str,
-    ) -> Result<Self, String> {
-        let g = NodeGraph::new(inst, schedule.choice.clone())?;
+    ) -> Result<Self, Rejected> {
+        let plain = |message: String| Rejected {
+            message,
+            violations: None,
+        };
+        if schedule.choice.len() != inst.graph.n_ops() {
+            return Err(plain(format!(
+                "engine {engine} produced a schedule with {} tiling choices for {} ops",
+                schedule.choice.len(),
+                inst.graph.n_ops()
+            )));
+        }
+        let g = NodeGraph::new(inst, schedule.choice.clone())
+            .map_err(|e| plain(format!("engine {engine}: {e}")))?;
+        if schedule.start.len() != g.n_nodes() || schedule.core.len() != g.n_nodes() {
+            return Err(plain(format!(
+                "engine {engine} produced a schedule of {} starts for {} nodes",
+                schedule.start.len(),
+                g.n_nodes()
+            )));
+        }
         let bad = check(&g, &schedule, 5);
         log::debug!(
             "validated, peak RSS {:.0} MiB",
@@ -162,22 +293,23 @@ impl SolveResult {
         );
         if !bad.is_empty() {
             let lines: Vec<String> = bad.kept.iter().map(|v| v.to_string()).collect();
-            return Err(format!(
-                "engine {engine} produced an illegal schedule ({} violations): {}",
-                bad.total(),
-                lines.join("; ")
-            ));
+            return Err(Rejected {
+                message: format!(
+                    "engine {engine} produced an illegal schedule ({} violations): {}",
+                    bad.total(),
+                    lines.join("; ")
+                ),
+                violations: Some(bad),
+            });
         }
-        let ms = schedule.makespan(&g);
-        let makespan = u64::try_from(ms)
-            .map_err(|_| format!("engine {engine} produced a makespan beyond u64: {ms}"))?;
-        if lower_bound > makespan {
-            return Err(format!(
+        let makespan = schedule.makespan(&g);
+        if u128::from(lower_bound) > makespan {
+            return Err(plain(format!(
                 "engine {engine}: lower bound {lower_bound} ({bound_source}) exceeds a legal makespan {makespan}"
-            ));
+            )));
         }
         Ok(SolveResult {
-            status: if lower_bound == makespan {
+            status: if u128::from(lower_bound) == makespan {
                 Status::Optimal
             } else {
                 Status::Feasible
@@ -189,6 +321,8 @@ impl SolveResult {
             engine: engine.to_string(),
             wall_seconds: 0.0,
             notes: Vec::new(),
+            internal_error: None,
+            stepped_aside: None,
         })
     }
 
@@ -209,30 +343,33 @@ impl SolveResult {
             engine: engine.to_string(),
             wall_seconds: 0.0,
             notes: Vec::new(),
+            internal_error: None,
+            stepped_aside: None,
         }
     }
 
     /// Relative gap `(makespan - bound) / makespan`, when a schedule exists.
     pub fn gap(&self) -> Option<f64> {
-        self.makespan.map(|m| {
-            if m == 0 {
-                0.0
-            } else {
-                (m - self.lower_bound.min(m)) as f64 / m as f64
-            }
-        })
+        self.makespan.map(|m| gap(m, self.lower_bound))
     }
 
-    /// Raises the lower bound (keeps the larger) and updates the status.
+    /// Raises the lower bound (keeps the larger) and updates the status. A
+    /// bound above the makespan would be an engine bug: recorded as an
+    /// internal error, never reported as a bound.
     pub fn raise_bound(&mut self, bound: u64, source: &str) {
         if bound > self.lower_bound {
-            if let Some(m) = self.makespan {
-                assert!(bound <= m, "a lower bound above a legal makespan");
+            if let Some(m) = self.makespan
+                && u128::from(bound) > m
+            {
+                self.internal(format!(
+                    "a lower bound {bound} ({source}) above a legal makespan {m}"
+                ));
+                return;
             }
             self.lower_bound = bound;
             self.bound_source = source.to_string();
         }
-        if self.makespan == Some(self.lower_bound) {
+        if self.makespan == Some(u128::from(self.lower_bound)) {
             self.status = Status::Optimal;
         }
     }
@@ -241,6 +378,49 @@ impl SolveResult {
         let s = s.into();
         log::info!("{s}");
         self.notes.push(s);
+    }
+
+    /// Records an engine bug (typed: the CLI exits 70 on it), also as a note.
+    pub fn internal(&mut self, e: impl Into<String>) {
+        let e = e.into();
+        log::error!("internal error: {e}");
+        self.notes.push(format!("internal error: {e}"));
+        self.internal_error = Some(match self.internal_error.take() {
+            Some(before) => format!("{before}; {e}"),
+            None => e,
+        });
+    }
+
+    /// Takes over `other`'s internal errors (combined with ours) and its
+    /// step-aside reason when we have none; notes are left to the caller.
+    pub fn carry_flags(&mut self, other: &mut SolveResult) {
+        if let Some(e) = other.internal_error.take() {
+            self.internal_error = Some(match self.internal_error.take() {
+                Some(mine) if mine != e => format!("{mine}; {e}"),
+                Some(mine) => mine,
+                None => e,
+            });
+        }
+        if self.stepped_aside.is_none() {
+            self.stepped_aside = other.stepped_aside.take();
+        }
+    }
+
+    /// Records why an exact engine stepped aside (typed), with a note.
+    pub fn step_aside(&mut self, why: StepAside, note: impl Into<String>) {
+        self.note(note);
+        self.stepped_aside = Some(why);
+    }
+}
+
+/// Relative gap `(makespan - bound) / makespan` (0 when the makespan is 0 or
+/// meets the bound), exact for makespans beyond u64.
+pub fn gap(makespan: u128, bound: u64) -> f64 {
+    let b = u128::from(bound).min(makespan);
+    if makespan == 0 {
+        0.0
+    } else {
+        (makespan - b) as f64 / makespan as f64
     }
 }
 
@@ -274,7 +454,14 @@ impl Progress {
     pub fn tick(&self, line: impl FnOnce() -> String) {
         if self.enabled && self.last.get().elapsed() >= Duration::from_secs(1) {
             self.last.set(Instant::now());
-            eprintln!("[{:>7.1} s] {}", self.start.elapsed().as_secs_f64(), line());
+            // A failed write to stderr (closed, full) must not end the solve.
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "[{:>7.1} s] {}",
+                self.start.elapsed().as_secs_f64(),
+                line()
+            );
         }
     }
 }

@@ -6,6 +6,7 @@
 //! every error can say exactly where the input went wrong.
 
 use std::io::Read;
+use std::time::Instant;
 
 use crate::error::{InputError, InputResult, Pos};
 
@@ -20,7 +21,16 @@ pub struct Lexer<R: Read> {
     line: u32,
     col: u32,
     file: String,
+    /// Reading stops with a time-limit error once this passes, checked at a
+    /// refill once `CHECK_BYTES` have been read since the last check (every
+    /// 1 MiB buffer of a file; pipes deliver smaller chunks). Inputs under
+    /// `CHECK_BYTES` are always read whole.
+    deadline: Option<Instant>,
+    unchecked: usize,
 }
+
+/// Bytes read between two deadline checks (at least).
+const CHECK_BYTES: usize = 1 << 16;
 
 /// How a byte is shown in an error message.
 pub fn describe(b: Option<u8>) -> String {
@@ -43,7 +53,15 @@ impl<R: Read> Lexer<R> {
             line: 1,
             col: 1,
             file: file.to_string(),
+            deadline: None,
+            unchecked: 0,
         }
+    }
+
+    /// Stops reading with `InputErrorKind::TimeLimit` once `deadline` passes.
+    pub fn with_deadline(mut self, deadline: Option<Instant>) -> Self {
+        self.deadline = deadline;
+        self
     }
 
     pub fn file(&self) -> &str {
@@ -69,6 +87,15 @@ impl<R: Read> Lexer<R> {
         if self.eof {
             return Ok(());
         }
+        // Amortised: one clock read per CHECK_BYTES at least.
+        if self.unchecked >= CHECK_BYTES
+            && let Some(d) = self.deadline
+        {
+            self.unchecked = 0;
+            if Instant::now() >= d {
+                return Err(InputError::time_limit(&self.file, self.pos()));
+            }
+        }
         loop {
             match self.src.read(&mut self.buf) {
                 Ok(0) => {
@@ -80,6 +107,7 @@ impl<R: Read> Lexer<R> {
                 Ok(n) => {
                     self.at = 0;
                     self.len = n;
+                    self.unchecked += n;
                     return Ok(());
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,

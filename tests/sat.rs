@@ -29,7 +29,7 @@ fn sat(i: &Instance) -> SolveResult {
 #[track_caller]
 fn assert_optimal(r: &SolveResult, want: u64) {
     assert_eq!(r.status, Status::Optimal, "{r:#?}");
-    assert_eq!(r.makespan, Some(want), "{r:#?}");
+    assert_eq!(r.makespan, Some(u128::from(want)), "{r:#?}");
     assert_eq!(r.lower_bound, want, "{r:#?}");
 }
 
@@ -372,7 +372,11 @@ fn matches_brute_force_on_tiny_memory_bound_instances() {
         match want {
             Some(ms) => {
                 assert_eq!(r.status, Status::Optimal, "seed {seed}\n{text}\n{r:#?}");
-                assert_eq!(r.makespan, Some(ms), "seed {seed}\n{text}\n{r:#?}");
+                assert_eq!(
+                    r.makespan,
+                    Some(u128::from(ms)),
+                    "seed {seed}\n{text}\n{r:#?}"
+                );
                 if r.bound_source.starts_with("SAT") {
                     by_sat += 1;
                 }
@@ -415,7 +419,14 @@ GetInferenceScheResult([],[[7,1,1]])",
     let bounds = tmin::bounds::lower_bounds(&i);
     let none = SolveResult::without_schedule(Status::Unknown, 0, "none", "list");
     let deadline = tmin::solve::Deadline::after(Duration::from_secs(60));
-    let r = tmin::sat::search(&i, &deadline, &bounds, none, None);
+    let r = tmin::sat::search(
+        &i,
+        &deadline,
+        &bounds,
+        none,
+        None,
+        tmin::solve::DEFAULT_MEMORY_LIMIT_MIB,
+    );
     assert_optimal(&r, 18);
     assert!(
         r.notes

@@ -13,9 +13,11 @@ use tmin::solve::Deadline;
 const FT06: &str = include_str!("data/ft06.jsp");
 const FT06_OPT: &str = include_str!("data/ft06.opt55.schedule");
 
-fn ft06_instance_file() -> String {
-    let jsp = tmp_in("warm_start", "ft06.jsp", FT06.as_bytes());
-    let out = tmp_in("warm_start", "ft06.txt", b"");
+/// The imported instance, one file per caller: tests run in parallel, and a
+/// shared file was truncated by one test while another solved it.
+fn ft06_instance_file(caller: &str) -> String {
+    let jsp = tmp_in("warm_start", &format!("ft06-{caller}.jsp"), FT06.as_bytes());
+    let out = tmp_in("warm_start", &format!("ft06-{caller}.txt"), b"");
     let (code, _, err) = tmin(&[
         "import",
         "jsp",
@@ -33,7 +35,7 @@ fn json(out: &str) -> serde_json::Value {
 
 #[test]
 fn a_legal_start_is_the_first_incumbent() {
-    let inst = ft06_instance_file();
+    let inst = ft06_instance_file("legal");
     let start = tmp_in("warm_start", "opt55.schedule", FT06_OPT.as_bytes());
     let start = start.to_str().unwrap();
     // List scheduling with no time finds 58 or worse on ft06 by itself; with
@@ -76,7 +78,7 @@ fn a_legal_start_is_the_first_incumbent() {
 
 #[test]
 fn an_illegal_start_is_rejected_with_its_violation() {
-    let inst = ft06_instance_file();
+    let inst = ft06_instance_file("illegal");
     // Job 1's second node moved to time 0, while its first node (from 0) runs.
     let bad = FT06_OPT.replacen("[1,0,2,1,0]", "[1,0,2,0,0]", 1);
     assert_ne!(bad, FT06_OPT);

@@ -6,7 +6,7 @@
 
 mod parse;
 
-pub use parse::{parse_file, parse_reader};
+pub use parse::{parse_file, parse_file_until, parse_reader, parse_reader_until};
 
 use std::collections::HashMap;
 use std::fmt;

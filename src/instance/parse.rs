@@ -5,6 +5,7 @@
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
+use std::time::Instant;
 
 use super::{
     CoreType, Group, Instance, Library, MemDemand, MemType, NO_CORE, Op, OpGraph, Platform, Tiling,
@@ -20,18 +21,33 @@ pub const MAX_CORES_PER_TYPE: u32 = 1 << 20;
 
 /// Reads an instance from a path, or from stdin when the path is `-`.
 pub fn parse_file(path: &Path) -> InputResult<Instance> {
+    parse_file_until(path, None)
+}
+
+/// As `parse_file`, giving up with `InputErrorKind::TimeLimit` (at the line
+/// reached) once `deadline` passes; checked every buffer of input (1 MiB).
+pub fn parse_file_until(path: &Path, deadline: Option<Instant>) -> InputResult<Instance> {
     let name = path.display().to_string();
     if name == "-" {
-        return parse_reader(std::io::stdin().lock(), "<stdin>");
+        return parse_reader_until(std::io::stdin().lock(), "<stdin>", deadline);
     }
-    let f = File::open(path).map_err(|e| InputError::new(&name, Pos::default(), e.to_string()))?;
-    parse_reader(f, &name)
+    let f: File = crate::error::open_file(path)?;
+    parse_reader_until(f, &name, deadline)
 }
 
 /// Reads an instance from any byte stream; `name` is used in messages.
 pub fn parse_reader<R: Read>(r: R, name: &str) -> InputResult<Instance> {
+    parse_reader_until(r, name, None)
+}
+
+/// As `parse_reader`, with a deadline (`parse_file_until`).
+pub fn parse_reader_until<R: Read>(
+    r: R,
+    name: &str,
+    deadline: Option<Instant>,
+) -> InputResult<Instance> {
     let mut p = Parser {
-        lx: Lexer::new(r, name),
+        lx: Lexer::new(r, name).with_deadline(deadline),
         platform: None,
         lib: Library::default(),
         graph: None,

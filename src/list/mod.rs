@@ -378,7 +378,7 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
             log::error!("{e}");
             let mut r =
                 SolveResult::without_schedule(Status::Unknown, lb, &bounds.best.source, ENGINE);
-            r.note(format!("internal error: {e}"));
+            r.internal(e.to_string());
             return r;
         }
     };

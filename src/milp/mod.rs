@@ -30,7 +30,7 @@ use crate::graph::NodeGraph;
 use crate::instance::Instance;
 use crate::list::Searcher;
 use crate::schedule::Schedule;
-use crate::solve::{Deadline, SolveOptions, SolveResult, Status};
+use crate::solve::{Deadline, SolveOptions, SolveResult, Status, StepAside};
 
 use disjunctive::Disjunctive;
 use highs::{Params, RunStatus};
@@ -76,11 +76,12 @@ pub const MAX_COMBINATIONS: u64 = 1024;
 /// Under `Auto`, the time-indexed model is used up to this many binaries.
 const TIME_INDEXED_MAX_BINARIES: u64 = 8_000;
 
-/// A tiling combination: one library tiling per op, and its lower bound.
+/// A tiling combination: one library tiling per op, and its lower bound
+/// (u128: a bound in time units times the unit may pass u64).
 #[derive(Clone, Debug)]
 struct Combo {
     choice: Vec<u32>,
-    bound: u64,
+    bound: u128,
     /// Closed: solved, pruned by the bound, or shown to hold no better schedule.
     closed: bool,
     /// A list pass has run on it.
@@ -173,6 +174,7 @@ pub fn search(
     if matches!(inc.status, Status::Optimal | Status::Infeasible) {
         return inc;
     }
+    let mut inc = inc;
     let mut e = Engine::new(inst, opts, mopts, true);
     e.deadline = deadline.clone();
     e.bounds = bounds.clone();
@@ -184,10 +186,26 @@ pub fn search(
         e.best_how = format!("incumbent from {}", inc.engine);
     }
     let mut r = e.exact();
-    let mut notes = inc.notes;
+    let mut notes = std::mem::take(&mut inc.notes);
     notes.append(&mut r.notes);
     r.notes = notes;
+    r.carry_flags(&mut inc);
     r
+}
+
+/// The engine's bugs into the typed field (`Engine::bug` noted them already).
+fn record_bugs(r: &mut SolveResult, bugs: Vec<String>) {
+    for b in bugs {
+        r.internal_error = Some(match r.internal_error.take() {
+            Some(x) => format!("{x}; {b}"),
+            None => b,
+        });
+    }
+}
+
+/// `x` in words: the exact count when it fits u64, "more than 2^64" otherwise.
+fn count_text(x: Option<u64>) -> String {
+    x.map_or_else(|| "more than 2^64".to_string(), |x| x.to_string())
 }
 
 /// The engine without the list-scheduling incumbent (no warm start, no
@@ -208,9 +226,16 @@ struct Engine<'a> {
     deadline: Deadline,
     bounds: Bounds,
     best: Option<Schedule>,
-    best_makespan: u64,
+    /// The best makespan (u128::MAX without a schedule); u128: ends may pass u64.
+    best_makespan: u128,
     best_how: String,
     notes: Vec<String>,
+    /// Engine bugs seen (typed in the result: the CLI exits 70).
+    bugs: Vec<String>,
+    /// Why the engine stepped aside, if it did.
+    stepped: Option<StepAside>,
+    /// Models written by `--export-model`.
+    exported: usize,
     /// Start from the list scheduler's incumbent.
     warm: bool,
     /// A HiGHS run was abandoned (it overran its limit): start no more.
@@ -229,9 +254,12 @@ impl<'a> Engine<'a> {
             deadline: Deadline::after(opts.time_limit),
             bounds: lower_bounds(inst),
             best: None,
-            best_makespan: u64::MAX,
+            best_makespan: u128::MAX,
             best_how: String::new(),
             notes: Vec::new(),
+            bugs: Vec::new(),
+            stepped: None,
+            exported: 0,
             warm,
             abandoned: false,
             floor: 0,
@@ -242,9 +270,17 @@ impl<'a> Engine<'a> {
     fn note(&mut self, s: String) {
         log::info!("{s}");
         if self.opts.progress {
-            eprintln!("milp: {s}");
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "milp: {s}");
         }
         self.notes.push(s);
+    }
+
+    /// An engine bug: noted, and typed in the result (`internal_error`).
+    fn bug(&mut self, e: String) {
+        log::error!("{e}");
+        self.notes.push(format!("internal error: {e}"));
+        self.bugs.push(e);
     }
 
     fn run(mut self) -> SolveResult {
@@ -268,13 +304,16 @@ impl<'a> Engine<'a> {
             return self.exact();
         }
         let list = crate::list::solve_with_bounds(inst, &list_opts, &self.bounds);
+        if let Some(e) = list.internal_error.clone() {
+            self.bug(format!("list scheduling: {e}"));
+        }
         if list.status == Status::Infeasible {
             let mut r = list;
             r.engine = ENGINE.into();
             return r;
         }
         if let Some(s) = list.schedule.clone() {
-            self.best_makespan = list.makespan.expect("a schedule has a makespan");
+            self.best_makespan = list.makespan.unwrap_or(u128::MAX);
             self.best = Some(s);
             self.best_how = "list scheduling".into();
         }
@@ -299,20 +338,25 @@ impl<'a> Engine<'a> {
         let per_op: Vec<Vec<u32>> = (0..inst.graph.n_ops() as u32)
             .map(|op| undominated_tilings(inst, op))
             .collect();
-        let usable: u64 = (0..inst.graph.n_ops() as u32)
+        // Exact counts (checked products): a saturated count printed 2^64 - 1.
+        let usable: Option<u64> = (0..inst.graph.n_ops() as u32)
             .map(|op| inst.usable_tilings(op).count() as u64)
-            .fold(1u64, |a, b| a.saturating_mul(b));
-        let product: u64 = per_op
+            .try_fold(1u64, |a, b| a.checked_mul(b));
+        let product: Option<u64> = per_op
             .iter()
-            .fold(1u64, |a, t| a.saturating_mul(t.len() as u64));
-        if product > MAX_COMBINATIONS {
+            .try_fold(1u64, |a, t| a.checked_mul(t.len() as u64));
+        if product.is_none_or(|p| p > MAX_COMBINATIONS) {
             self.note(format!(
-                "{product} tiling combinations (after dominance; {usable} before): more than \
+                "{} tiling combinations (after dominance; {} before): more than \
                  {MAX_COMBINATIONS}, too many to enumerate; falling back to list scheduling \
-                 and the combinatorial bound"
+                 and the combinatorial bound",
+                count_text(product),
+                count_text(usable)
             ));
+            self.stepped = Some(StepAside::TooLarge);
             return self.fallback();
         }
+        let usable = count_text(usable);
         let max_nodes = per_op
             .iter()
             .map(|ts| {
@@ -327,6 +371,7 @@ impl<'a> Engine<'a> {
                 "up to {max_nodes} nodes: more than the {MAX_NODES} the MILP engine takes; \
                  falling back to list scheduling and the combinatorial bound"
             ));
+            self.stepped = Some(StepAside::TooLarge);
             return self.fallback();
         }
         let mut combos = self.enumerate(&per_op);
@@ -397,9 +442,9 @@ impl<'a> Engine<'a> {
             return;
         };
         let mut se = Searcher::new(&g);
-        se.deterministic(combo.bound, deadline);
+        se.deterministic(u64::try_from(combo.bound).unwrap_or(u64::MAX), deadline);
         if let Some(f) = se.best
-            && f.makespan < self.best_makespan
+            && u128::from(f.makespan) < self.best_makespan
         {
             let _ = self.offer(f.schedule, "list scheduling on a tiling combination");
         }
@@ -415,6 +460,9 @@ impl<'a> Engine<'a> {
                 ..self.opts.clone()
             };
             let r = crate::list::solve_with_bounds(self.inst, &o, &self.bounds);
+            if let Some(e) = r.internal_error.clone() {
+                self.bug(format!("list scheduling: {e}"));
+            }
             if let Some(s) = r.schedule {
                 let _ = self.offer(s, "list scheduling (fallback)");
             }
@@ -431,15 +479,24 @@ impl<'a> Engine<'a> {
             match NodeGraph::new(self.inst, choice.clone()) {
                 Ok(g) => match Net::new(&g) {
                     Ok(net) => {
-                        let b = (net.lower_bound().max(0) as u64).saturating_mul(net.scale);
+                        let b = u128::from(net.lower_bound().max(0) as u64) * u128::from(net.scale);
                         out.push(Combo {
                             choice,
-                            bound: b.max(self.bounds.best.value),
+                            bound: b.max(u128::from(self.bounds.best.value)),
                             closed: false,
                             listed: false,
                         });
                     }
                     Err(e) => {
+                        self.stepped = Some(match e {
+                            net::NetError::TooLong { sum, scale } => {
+                                StepAside::HorizonBeyondEngine {
+                                    horizon: u128::from(sum) * u128::from(scale),
+                                    max: u128::from(net::MAX_SCALED_SUM) * u128::from(scale),
+                                }
+                            }
+                            _ => StepAside::TooLarge,
+                        });
                         self.note(format!("tiling combination not modelled: {e}"));
                         return Vec::new();
                     }
@@ -470,7 +527,10 @@ impl<'a> Engine<'a> {
     fn offer(&mut self, s: Schedule, how: &str) -> Result<bool, ()> {
         match SolveResult::found(self.inst, s.clone(), 0, "none", ENGINE) {
             Ok(r) => {
-                let m = r.makespan.expect("found has a makespan");
+                let Some(m) = r.makespan else {
+                    self.bug("a validated schedule without a makespan".into());
+                    return Err(());
+                };
                 if m < self.best_makespan {
                     self.best_makespan = m;
                     self.best = Some(s);
@@ -483,12 +543,12 @@ impl<'a> Engine<'a> {
                 // Never keep the schedule. Memory sizes beyond the solver's
                 // precision explain a memory violation (models/README.md,
                 // section 9); anything else is an engine bug.
-                let numeric = how.starts_with("MILP")
-                    && !memory_is_precise(self.inst)
-                    && e.contains("[memory]")
-                    && !["[structure]", "[core-id]", "[precedence]", "[core-overlap]"]
-                        .iter()
-                        .any(|t| e.contains(t));
+                let only_memory = e.violations.as_ref().is_some_and(|v| {
+                    v.count(crate::schedule::Rule::Memory) > 0
+                        && v.count(crate::schedule::Rule::Memory) == v.total()
+                });
+                let numeric =
+                    how.starts_with("MILP") && !memory_is_precise(self.inst) && only_memory;
                 if numeric {
                     log::warn!("{e}");
                     self.notes.push(format!(
@@ -496,8 +556,7 @@ impl<'a> Engine<'a> {
                          exceed the solver's precision ({e})"
                     ));
                 } else {
-                    log::error!("{e}");
-                    self.notes.push(format!("internal error: {e}"));
+                    self.bug(e.to_string());
                 }
                 Err(())
             }
@@ -522,7 +581,10 @@ impl<'a> Engine<'a> {
     /// One MILP run on a combination under the current incumbent.
     fn attempt(&mut self, rank: usize, combo: &mut Combo, net: &Net, budget: f64) {
         let s = net.scale;
-        let lb_scaled = combo.bound.div_ceil(s) as i64;
+        let s128 = u128::from(s);
+        // Net::new keeps scaled sums within MAX_SCALED_SUM: these fit i64.
+        let cap = net.p.iter().sum::<i64>() + net.n_points as i64;
+        let lb_scaled = combo.bound.div_ceil(s128).min(cap as u128 + 1) as i64;
         let label = format!("combination {} (bound {})", rank + 1, combo.bound);
         let own = self.best.as_ref().is_some_and(|b| b.choice == combo.choice);
         if self.best.is_some() && combo.bound >= self.best_makespan {
@@ -530,24 +592,32 @@ impl<'a> Engine<'a> {
             return;
         }
         // Horizon (scaled): the incumbent's own combination keeps it as start;
-        // others must beat it; without incumbent, a bound no schedule needs to exceed.
+        // others must beat it; without incumbent, a bound no schedule needs to
+        // exceed. Removing idle gaps keeps a schedule legal (models/README.md),
+        // so some optimal schedule ends by `cap` = sum(p) + number of points:
+        // no horizon goes beyond it (an incumbent with long idle gaps, e.g.
+        // ends beyond u64, would otherwise give a horizon beyond i64 and f64).
         let (h, start) = if let Some(b) = self.best.as_ref() {
-            if own {
+            let inc = self.best_makespan / s128;
+            if own && inc <= cap as u128 {
                 let st: Vec<i64> = b.start.iter().map(|&x| (x / s) as i64).collect();
-                ((self.best_makespan / s) as i64, Some(st))
+                (inc as i64, Some(st))
+            } else if own {
+                (cap, None)
             } else {
-                ((self.best_makespan.saturating_sub(1) / s) as i64, None)
+                (
+                    (self.best_makespan.saturating_sub(1) / s128).min(cap as u128) as i64,
+                    None,
+                )
             }
         } else {
-            // Removing idle gaps keeps a schedule legal (models/README.md), so
-            // some optimal schedule ends by sum(p) + number of points.
-            let sum: i64 = net.p.iter().sum();
-            (sum + net.n_points as i64, None)
+            (cap, None)
         };
+        let time = |x: i64| x.max(0) as u128 * s128;
         if Ctx::new(net, h, lb_scaled).is_none() {
             self.note(format!(
                 "{label}: no schedule within horizon {} (window propagation)",
-                h as u64 * s
+                time(h)
             ));
             combo.closed = true;
             return;
@@ -564,8 +634,8 @@ impl<'a> Engine<'a> {
             }
         }
         let lb_scaled = lb_scaled.max(lo);
-        if lb_scaled as u64 * s > combo.bound {
-            combo.bound = lb_scaled as u64 * s;
+        if time(lb_scaled) > combo.bound {
+            combo.bound = time(lb_scaled);
             self.note(format!(
                 "{label}: window propagation refutes every horizon below {}",
                 combo.bound
@@ -577,10 +647,7 @@ impl<'a> Engine<'a> {
         }
         let label = format!("combination {} (bound {})", rank + 1, combo.bound);
         let Some(ctx) = Ctx::new(net, h, lb_scaled) else {
-            self.note(format!(
-                "{label}: no schedule within horizon {}",
-                h as u64 * s
-            ));
+            self.note(format!("{label}: no schedule within horizon {}", time(h)));
             combo.closed = true;
             return;
         };
@@ -653,7 +720,7 @@ impl<'a> Engine<'a> {
         if mp.infeasible {
             self.note(format!(
                 "{label}: no schedule within horizon {} (a constraint without free variables fails)",
-                h as u64 * s
+                time(h)
             ));
             combo.closed = true;
             return;
@@ -665,7 +732,7 @@ impl<'a> Engine<'a> {
             mp.n_integer(),
             mp.n_rows(),
             mp.n_nonzeros(),
-            h as u64 * s
+            time(h)
         ));
         if let Some(dir) = self.mopts.export_dir.clone() {
             self.export(&dir, rank, form_name, mp);
@@ -718,9 +785,7 @@ impl<'a> Engine<'a> {
                 },
                 Err(e) => {
                     legal = false;
-                    log::error!("{label}: decoding failed: {e}");
-                    self.notes
-                        .push(format!("internal error: MILP decoding failed: {e}"));
+                    self.bug(format!("{label}: MILP decoding failed: {e}"));
                 }
             }
         }
@@ -732,7 +797,7 @@ impl<'a> Engine<'a> {
             // combination open, with the dual bound.
             RunStatus::Optimal if !legal => {
                 if let Some(d) = dual {
-                    let d = d.min(h + 1).max(0) as u64 * s;
+                    let d = time(d.min(h + 1));
                     combo.bound = combo.bound.max(d);
                 }
                 self.note(format!(
@@ -757,14 +822,14 @@ impl<'a> Engine<'a> {
                 combo.closed = true;
                 self.note(format!(
                     "{label}: no schedule with makespan <= {} ({:.2} s)",
-                    h as u64 * s,
+                    time(h),
                     res.seconds
                 ));
             }
             RunStatus::Limit => {
                 if let Some(d) = dual {
                     // Schedules beyond the horizon are outside the model.
-                    let d = d.min(h + 1).max(0) as u64 * s;
+                    let d = time(d.min(h + 1));
                     combo.bound = combo.bound.max(d);
                 }
                 self.note(format!(
@@ -802,7 +867,10 @@ impl<'a> Engine<'a> {
         for ext in ["lp", "mps"] {
             let p = dir.join(format!("{stem}-c{}-{form}.{ext}", rank + 1));
             match highs::write_model(mp, &p) {
-                Ok(()) => self.note(format!("model written to {}", p.display())),
+                Ok(()) => {
+                    self.exported += 1;
+                    self.note(format!("model written to {}", p.display()))
+                }
                 Err(e) => self.note(format!("cannot write {}: {e}", p.display())),
             }
         }
@@ -810,6 +878,17 @@ impl<'a> Engine<'a> {
 
     /// The result: status and bound from the combinations' states.
     fn finish(mut self, mut combos: Vec<Combo>) -> SolveResult {
+        if let Some(dir) = &self.mopts.export_dir
+            && self.exported == 0
+        {
+            let msg = format!(
+                "--export-model {}: no MILP model was built, nothing written",
+                dir.display()
+            );
+            self.note(msg);
+        }
+        // Bounds are u64 in results: saturating down keeps a bound a bound.
+        let sat64 = |b: u128| u64::try_from(b).unwrap_or(u64::MAX);
         let global = self.bounds.best.value;
         let (global, global_source) = if self.floor > global {
             (self.floor, self.floor_source.clone())
@@ -824,7 +903,7 @@ impl<'a> Engine<'a> {
         let all_closed = !combos.is_empty() && combos.iter().all(|c| c.closed);
         let open_min = combos.iter().filter(|c| !c.closed).map(|c| c.bound).min();
         let (bound, source) = if combos.is_empty() {
-            (global, global_source.clone())
+            (u128::from(global), global_source.clone())
         } else if all_closed {
             (
                 self.best_makespan,
@@ -834,8 +913,8 @@ impl<'a> Engine<'a> {
                 ),
             )
         } else {
-            let m = open_min.expect("an open combination");
-            if m > global {
+            let m = open_min.unwrap_or(0);
+            if m > u128::from(global) {
                 (
                     m,
                     format!(
@@ -844,24 +923,27 @@ impl<'a> Engine<'a> {
                     ),
                 )
             } else {
-                (global, global_source.clone())
+                (u128::from(global), global_source.clone())
             }
         };
         let notes = std::mem::take(&mut self.notes);
+        let bugs = std::mem::take(&mut self.bugs);
+        let stepped = self.stepped.take();
         let mut r = match self.best.take() {
             Some(s) => {
-                let bound = bound.min(self.best_makespan);
+                let bound = sat64(bound.min(self.best_makespan));
                 match SolveResult::found(self.inst, s, bound, &source, ENGINE) {
                     Ok(r) => r,
                     Err(e) => {
-                        log::error!("{e}");
                         let mut r = SolveResult::without_schedule(
                             Status::Unknown,
                             global,
                             &global_source,
                             ENGINE,
                         );
-                        r.note(format!("internal error: {e}"));
+                        r.notes.extend(notes);
+                        record_bugs(&mut r, bugs);
+                        r.internal(e.to_string());
                         return r;
                     }
                 }
@@ -878,14 +960,17 @@ impl<'a> Engine<'a> {
                         combos.len()
                     ));
                     r.notes.extend(notes);
+                    record_bugs(&mut r, bugs);
                     return r;
                 }
-                SolveResult::without_schedule(Status::Unknown, bound, &source, ENGINE)
+                SolveResult::without_schedule(Status::Unknown, sat64(bound), &source, ENGINE)
             }
         };
         for n in notes {
             r.notes.push(n);
         }
+        record_bugs(&mut r, bugs);
+        r.stepped_aside = stepped;
         if r.schedule.is_some() {
             let how = std::mem::take(&mut self.best_how);
             r.notes.push(format!("best schedule: {how}"));

@@ -369,28 +369,45 @@ pub fn to_schedule(net: &Net, starts: &[i64]) -> Result<Schedule, String> {
     let mut core = vec![0u32; n];
     let mut order: Vec<u32> = (0..n as u32).filter(|&v| g.dur[v as usize] > 0).collect();
     order.sort_unstable_by_key(|&v| (start[v as usize], v));
-    let mut free: Vec<Vec<u128>> = net
-        .core_count
-        .iter()
-        .map(|&k| vec![0u128; k as usize])
-        .collect();
+    // Per core type: cores in use by their end, freed cores, and the next
+    // never-used core. Memory and time grow with the cores used, not with the
+    // declared count (up to 2^20 per type; before: a table of every declared
+    // core, scanned for every node).
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let n_types = net.core_count.len();
+    let mut busy: Vec<BinaryHeap<Reverse<(u128, u32)>>> = vec![BinaryHeap::new(); n_types];
+    let mut free: Vec<BinaryHeap<Reverse<u32>>> = vec![BinaryHeap::new(); n_types];
+    let mut fresh: Vec<u32> = vec![0; n_types];
     for v in order {
         let vi = v as usize;
         let c = g.core[vi] as usize;
-        let slots = &mut free[c];
-        let (j, &f) = slots
-            .iter()
-            .enumerate()
-            .min_by_key(|&(_, &f)| f)
-            .ok_or_else(|| format!("core type index {c} has no cores"))?;
-        if f > u128::from(start[vi]) {
-            return Err(format!(
-                "more nodes than cores of type index {c} run at time {}",
-                start[vi]
-            ));
+        let s = u128::from(start[vi]);
+        while let Some(&Reverse((e, k))) = busy[c].peek() {
+            if e > s {
+                break;
+            }
+            busy[c].pop();
+            free[c].push(Reverse(k));
         }
-        core[vi] = j as u32;
-        slots[j] = u128::from(start[vi]) + u128::from(g.dur[vi]);
+        let j = match free[c].pop() {
+            Some(Reverse(k)) => k,
+            None if fresh[c] < net.core_count[c] => {
+                fresh[c] += 1;
+                fresh[c] - 1
+            }
+            None if net.core_count[c] == 0 => {
+                return Err(format!("core type index {c} has no cores"));
+            }
+            None => {
+                return Err(format!(
+                    "more nodes than cores of type index {c} run at time {}",
+                    start[vi]
+                ));
+            }
+        };
+        core[vi] = j;
+        busy[c].push(Reverse((s + u128::from(g.dur[vi]), j)));
     }
     Ok(Schedule {
         choice: g.choice.clone(),

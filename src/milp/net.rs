@@ -117,8 +117,38 @@ fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 { a } else { gcd(b, a % b) }
 }
 
-/// Longest durations fit i64 arithmetic only when their sum does.
-const MAX_SCALED_SUM: u64 = 1 << 40;
+/// Longest durations fit i64 arithmetic only when their sum does (and HiGHS's
+/// f64 resolves one unit).
+pub const MAX_SCALED_SUM: u64 = 1 << 40;
+
+/// Why a network is not built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NetError {
+    TooManyNodes {
+        n: usize,
+    },
+    /// Scaled durations sum beyond `MAX_SCALED_SUM`.
+    TooLong {
+        sum: u64,
+        scale: u64,
+    },
+    Cycle,
+}
+
+impl std::fmt::Display for NetError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NetError::TooManyNodes { n } => {
+                write!(f, "{n} nodes: the MILP engine handles at most {MAX_NODES}")
+            }
+            NetError::TooLong { sum, scale } => write!(
+                f,
+                "durations sum to {sum} time units (after dividing by {scale}): too long for a MILP"
+            ),
+            NetError::Cycle => f.write_str("the node graph has a cycle"),
+        }
+    }
+}
 
 impl<'g, 'a> Net<'g, 'a> {
     /// A point's name in exported models: `OpId_NodeId`, or `J<OpId>` for an
@@ -136,12 +166,10 @@ impl<'g, 'a> Net<'g, 'a> {
     }
 
     /// Builds the network; fails when it is too large for a MILP.
-    pub fn new(g: &'g NodeGraph<'a>) -> Result<Self, String> {
+    pub fn new(g: &'g NodeGraph<'a>) -> Result<Self, NetError> {
         let n = g.n_nodes();
         if n > MAX_NODES {
-            return Err(format!(
-                "{n} nodes: the MILP engine handles at most {MAX_NODES}"
-            ));
+            return Err(NetError::TooManyNodes { n });
         }
         let scale = g.dur.iter().fold(0, |a, &d| gcd(a, d)).max(1);
         let mut sum: u64 = 0;
@@ -149,9 +177,7 @@ impl<'g, 'a> Net<'g, 'a> {
             sum = sum.saturating_add(d / scale);
         }
         if sum > MAX_SCALED_SUM {
-            return Err(format!(
-                "durations sum to {sum} time units (after dividing by {scale}): too long for a MILP"
-            ));
+            return Err(NetError::TooLong { sum, scale });
         }
         let mut p: Vec<i64> = g.dur.iter().map(|&d| (d / scale) as i64).collect();
         let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
@@ -212,7 +238,7 @@ impl<'g, 'a> Net<'g, 'a> {
             }
         }
         if topo.len() != n_points {
-            return Err("the node graph has a cycle".into());
+            return Err(NetError::Cycle);
         }
         let mut anc = Bits::new(n_points);
         for &v in &topo {

@@ -225,6 +225,9 @@ pub enum Answer {
     Unsat,
     /// Time limit: the solver is unusable afterwards.
     Interrupted,
+    /// The lazy cuts took the encoding over its memory budget: undecided, and
+    /// the search should stop (the solver stays usable).
+    OverBudget,
 }
 
 /// Counters for notes.
@@ -236,6 +239,65 @@ pub struct Stats {
     pub mem_cuts: usize,
     pub solves: usize,
     pub rebuilds: usize,
+}
+
+/// What the encoding may use while it is built: a memory budget (estimated
+/// bytes, `bytes_estimate`) and a deadline, checked every `CHECK_EVERY`
+/// clauses (amortised: an `Instant::now()` per 16k clauses).
+#[derive(Clone, Debug)]
+pub struct Limits {
+    pub max_bytes: u64,
+    pub deadline: Option<Instant>,
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Limits {
+    /// No budget, no deadline (tests, tiny probes).
+    pub fn none() -> Self {
+        Limits {
+            max_bytes: u64::MAX,
+            deadline: None,
+            cancel: None,
+        }
+    }
+}
+
+/// Why an encoding stopped: typed, for the engine's `StepAside`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EncodeStop {
+    /// The estimated bytes passed the budget (the estimate at that moment).
+    OverBudget { bytes: u64 },
+    /// The deadline passed or the cancel flag was set.
+    Deadline,
+}
+
+const CHECK_EVERY: usize = 1 << 14;
+
+/// Calibrated cost of the encoding in memory (results/sat-budget.md): per
+/// clause (varisat's clause storage, watches or binary implication lists, and
+/// the encoder's own copy for rebuilds, vectors at their usual growth slack),
+/// per literal, and per variable (varisat's per-variable arrays, two watch lists
+/// and two implication lists). The peak of a search also holds learned
+/// clauses; the calibration takes them in at the peak RSS of the measured runs.
+pub const BYTES_PER_CLAUSE: u64 = 48;
+pub const BYTES_PER_LIT: u64 = 24;
+pub const BYTES_PER_VAR: u64 = 160;
+
+/// Time to free an encoding of `bytes` (estimated): varisat frees millions of
+/// small vectors, measured 0.38-0.61 ms per estimated MiB (results/sat-budget.md);
+/// taken as 0.75 ns a byte (0.79 ms per MiB). The build stops early enough to
+/// free what it built before the deadline, and the search ends that much
+/// before it.
+pub fn drop_time(bytes: u64) -> std::time::Duration {
+    std::time::Duration::from_nanos(bytes / 4 * 3)
+}
+
+/// Estimated bytes of an encoding of this size.
+pub fn bytes_for(clauses: u128, lits: u128, vars: u128) -> u128 {
+    clauses
+        .saturating_mul(u128::from(BYTES_PER_CLAUSE))
+        .saturating_add(lits.saturating_mul(u128::from(BYTES_PER_LIT)))
+        .saturating_add(vars.saturating_mul(u128::from(BYTES_PER_VAR)))
 }
 
 /// A solver whose proof output is the interruption hook.
@@ -286,7 +348,40 @@ pub struct Encoder<'m, 'a> {
     /// after an interruption without losing the lazy cuts.
     log: Vec<Lit>,
     clause_ends: Vec<usize>,
+    limits: Limits,
+    /// Set when a limit stopped the encoding: no clause is added after it.
+    halted: Option<EncodeStop>,
+    /// Clauses added since the last limit check.
+    since_check: usize,
+    /// While the static clauses are built, limits stop the build; afterwards
+    /// every clause is added (lazy cuts are needed for correct answers) and
+    /// `decide` checks the budget itself.
+    building: bool,
 }
+
+/// Estimated bytes of the encoding for `tmax` over `pts` (`bytes_for` of the
+/// clause estimate, its literals at `LITS_PER_CLAUSE`, and the order variables
+/// of the node windows), to refuse encodings over the memory budget before
+/// building them. The build counts the real sizes and stops at the budget.
+pub fn estimate_bytes(m: &Model, tmax: u64, pts: &Points) -> u128 {
+    let clauses = estimate(m, tmax, pts);
+    let all = pts.count(0, i64::try_from(tmax).unwrap_or(i64::MAX));
+    let mut vars: u128 = 0;
+    for nd in &m.nodes {
+        let hi = i128::from(tmax) - i128::from(nd.tail) - i128::from(nd.dur);
+        let lo = i128::from(nd.head);
+        if hi >= lo {
+            vars += pts.count(lo as i64, hi.min(i128::from(i64::MAX)) as i64);
+        }
+    }
+    // F and G integers of ops with op edges.
+    vars += 2 * m.op_slots.len() as u128 * all;
+    bytes_for(clauses, clauses.saturating_mul(LITS_PER_CLAUSE), vars)
+}
+
+/// Average literals per clause of the static encoding (binary order and
+/// precedence clauses, ternary ones under selectors, pairs of up to five).
+pub const LITS_PER_CLAUSE: u128 = 3;
 
 /// Clause count estimate for `tmax` over `pts`, to refuse instances too large
 /// to encode.
@@ -338,19 +433,25 @@ pub fn estimate(m: &Model, tmax: u64, pts: &Points) -> u128 {
 
 impl<'m, 'a> Encoder<'m, 'a> {
     /// Builds the static clauses for makespans up to `tmax` (scaled), over
-    /// every instant.
+    /// every instant, without limits.
     pub fn new(m: &'m Model<'a>, tmax: u64) -> Self {
-        Self::cancellable(m, tmax, Points::every(), None)
+        Self::build_within(m, tmax, Points::every(), Limits::none())
+            .unwrap_or_else(|_| unreachable!("no limits"))
     }
 
-    /// As `new`, over the time points `pts`, with searches also stopped when
-    /// `cancel` is set.
-    pub fn cancellable(
+    /// Builds the static clauses for makespans up to `tmax` (scaled) over the
+    /// time points `pts`, within `limits` (memory budget, deadline, cancel
+    /// flag; searches are also stopped by the cancel flag). `tmax` and every
+    /// head, tail and duration of the model must be at most `MAX_TIME` (the
+    /// caller checks `Model::horizon`): the encoding computes in i64.
+    pub fn build_within(
         m: &'m Model<'a>,
         tmax: u64,
         pts: Points,
-        cancel: Option<Arc<AtomicBool>>,
-    ) -> Self {
+        limits: Limits,
+    ) -> Result<Self, EncodeStop> {
+        assert!(tmax <= super::MAX_TIME, "horizon beyond the SAT engine");
+        let cancel = limits.cancel.clone();
         let stop = Rc::new(Cell::new(None));
         let solver = fresh_solver(&stop, &cancel);
         let n_mem = m.inst.platform.mems.len() as TypeIdx;
@@ -374,14 +475,82 @@ impl<'m, 'a> Encoder<'m, 'a> {
             broken: false,
             log: Vec::new(),
             clause_ends: Vec::new(),
+            limits,
+            halted: None,
+            since_check: 0,
+            building: true,
         };
+        e.check_limits();
         e.build();
-        e
+        e.building = false;
+        match e.halted {
+            Some(why) => {
+                let (t, mib) = (Instant::now(), e.bytes_estimate() >> 20);
+                drop(e);
+                log::debug!(
+                    "sat: encoder of about {mib} MiB freed in {:.3} s",
+                    t.elapsed().as_secs_f64()
+                );
+                Err(why)
+            }
+            None => Ok(e),
+        }
+    }
+
+    /// Estimated bytes of the encoding so far (`bytes_for`).
+    pub fn bytes_estimate(&self) -> u64 {
+        let b = bytes_for(
+            self.stats.clauses as u128,
+            self.log.len() as u128,
+            self.n_vars as u128,
+        );
+        u64::try_from(b).unwrap_or(u64::MAX)
+    }
+
+    /// Time to free this encoding (`drop_time`).
+    pub fn drop_time(&self) -> std::time::Duration {
+        drop_time(self.bytes_estimate())
+    }
+
+    /// Whether the memory budget is passed (lazy cuts keep adding clauses
+    /// during the search: `decide` stops then).
+    pub fn over_budget(&self) -> bool {
+        self.bytes_estimate() > self.limits.max_bytes
+    }
+
+    /// Checks the budget, the deadline and the cancel flag; sets `halted`.
+    fn check_limits(&mut self) {
+        self.since_check = 0;
+        if self.halted.is_some() || !self.building {
+            return;
+        }
+        let bytes = self.bytes_estimate();
+        if bytes > self.limits.max_bytes {
+            self.halted = Some(EncodeStop::OverBudget { bytes });
+        } else if self
+            .limits
+            .deadline
+            .is_some_and(|d| crate::solve::instant_after(Instant::now(), drop_time(bytes)) >= d)
+            || self
+                .limits
+                .cancel
+                .as_ref()
+                .is_some_and(|c| c.load(Ordering::Relaxed))
+        {
+            self.halted = Some(EncodeStop::Deadline);
+        }
+    }
+
+    /// True once a limit stopped the build (loops return early).
+    #[inline]
+    fn halted(&self) -> bool {
+        self.halted.is_some()
     }
 
     fn new_var(&mut self) -> Lit {
         let v = Var::from_index(self.n_vars as usize);
         self.n_vars += 1;
+        self.since_check += 1;
         self.stats.vars += 1;
         v.positive()
     }
@@ -398,6 +567,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
         let base = self.n_vars;
         self.n_vars += (ihi - ilo) as u32;
         self.stats.vars += (ihi - ilo) as usize;
+        self.since_check += (ihi - ilo) as usize;
         let x = IVar {
             base,
             lo: self.pts.at(ilo),
@@ -406,6 +576,9 @@ impl<'m, 'a> Encoder<'m, 'a> {
             ihi,
         };
         for i in 0..ihi - ilo - 1 {
+            if self.halted() {
+                break;
+            }
             let a = Var::from_index((base as i64 + i) as usize).positive();
             let b = Var::from_index((base as i64 + i + 1) as usize).positive();
             self.clause(&[L::Lit(!a), L::Lit(b)]);
@@ -432,7 +605,18 @@ impl<'m, 'a> Encoder<'m, 'a> {
     }
 
     /// Adds a clause of literals and constants (satisfied ones are skipped).
+    /// After a limit stopped the build, adds nothing.
     pub fn clause(&mut self, lits: &[L]) {
+        if self.halted() {
+            return;
+        }
+        if self.building && self.since_check >= CHECK_EVERY {
+            self.check_limits();
+            if self.halted() {
+                return;
+            }
+        }
+        self.since_check += 1;
         let mut out: Vec<Lit> = Vec::with_capacity(lits.len());
         for &l in lits {
             match l {
@@ -458,17 +642,30 @@ impl<'m, 'a> Encoder<'m, 'a> {
     }
 
     /// A new solver with every clause added so far (learned clauses are lost),
-    /// after an interruption made the old one unusable.
-    pub fn rebuild(&mut self) {
+    /// after an interruption made the old one unusable. Stops at `until`
+    /// (checked every `CHECK_EVERY` clauses; reloading millions of clauses
+    /// takes seconds): the solver then stays unusable (`decide` answers
+    /// `Interrupted`).
+    pub fn rebuild(&mut self, until: Instant) {
         // Loading writes proof steps: no stop time until the next search.
         self.stop.set(None);
-        let mut solver = fresh_solver(&self.stop, &self.cancel);
+        // The old solver goes first: two solvers at once doubled the peak.
+        self.solver = fresh_solver(&self.stop, &self.cancel);
+        self.broken = true;
         let mut from = 0;
-        for &to in &self.clause_ends {
-            solver.add_clause(&self.log[from..to]);
+        for (i, &to) in self.clause_ends.iter().enumerate() {
+            if i % CHECK_EVERY == 0
+                && (Instant::now() >= until
+                    || self
+                        .cancel
+                        .as_ref()
+                        .is_some_and(|c| c.load(Ordering::Relaxed)))
+            {
+                return;
+            }
+            self.solver.add_clause(&self.log[from..to]);
             from = to;
         }
-        self.solver = solver;
         self.broken = false;
         self.stats.rebuilds += 1;
     }
@@ -518,11 +715,16 @@ impl<'m, 'a> Encoder<'m, 'a> {
                 self.sel.extend(lits);
             }
         }
-        // Starts.
+        // Starts. A start is at most `max_start` (in units): starts are u64 in
+        // time, and only schedules that can be written count (models/sat.md 1.7).
+        let max_start = i64::try_from(u64::MAX / m.g).unwrap_or(i64::MAX);
         for v in 0..m.nodes.len() {
+            if self.halted() {
+                return;
+            }
             let nd = &m.nodes[v];
             let lo = nd.head as i64;
-            let hi = tmax - nd.tail as i64 - nd.dur as i64;
+            let hi = (tmax - nd.tail as i64 - nd.dur as i64).min(max_start);
             let x = self.new_int(lo, hi);
             self.start.push(x);
             if !self.any_point(lo, hi) {
@@ -533,6 +735,9 @@ impl<'m, 'a> Encoder<'m, 'a> {
         // Intra-tiling precedence (unconditional: an unselected tiling can keep
         // every node at its earliest start, which satisfies them).
         for v in 0..m.nodes.len() as u32 {
+            if self.halted() {
+                return;
+            }
             let p = m.nodes[v as usize].dur as i64;
             let succs: Vec<u32> = m.intra_succs(v).collect();
             for w in succs {
@@ -542,6 +747,9 @@ impl<'m, 'a> Encoder<'m, 'a> {
         // Op edges through F (end of op a's sinks) and G (start of op b's sources).
         for op in 0..m.op_slots.len() as u32 {
             let ou = op as usize;
+            if self.halted() {
+                return;
+            }
             if !m.present(op) {
                 continue;
             }
@@ -608,6 +816,9 @@ impl<'m, 'a> Encoder<'m, 'a> {
             // before[i][j]: "list[i] ends before list[j] starts" (None: never both selected).
             let mut before: Vec<Vec<Option<L>>> = vec![vec![None; n]; n];
             for i in 0..n {
+                if self.halted() {
+                    return;
+                }
                 for j in i + 1..n {
                     let (u, v) = (list[i], list[j]);
                     let (nu, nv) = (&m.nodes[u as usize], &m.nodes[v as usize]);
@@ -636,6 +847,9 @@ impl<'m, 'a> Encoder<'m, 'a> {
             // Redundant transitivity (no 3-cycles), valid as argued in models/sat.md.
             if n <= 60 {
                 for i in 0..n {
+                    if self.halted() {
+                        return;
+                    }
                     for j in i + 1..n {
                         for k in j + 1..n {
                             let (Some(ij), Some(jk), Some(ik)) =
@@ -651,14 +865,21 @@ impl<'m, 'a> Encoder<'m, 'a> {
             }
         }
         self.memory_pairs();
+        self.check_limits();
         log::info!(
-            "sat: encoded {} nodes, {} slots, horizon {} (unit {}): {} vars, {} clauses",
+            "sat: encoded {} nodes, {} slots, horizon {} (unit {}): {} vars, {} clauses, {} literals, \
+             about {} MiB (budget {} MiB){}; peak RSS {:.0} MiB",
             m.nodes.len(),
             m.slots.len(),
             tmax,
             m.g,
             self.stats.vars,
-            self.stats.clauses
+            self.stats.clauses,
+            self.log.len(),
+            self.bytes_estimate() >> 20,
+            self.limits.max_bytes >> 20,
+            if self.halted() { " (stopped)" } else { "" },
+            crate::solve::peak_rss_mib().unwrap_or(0.0)
         );
     }
 
@@ -726,6 +947,12 @@ impl<'m, 'a> Encoder<'m, 'a> {
             })
             .collect();
         for (i, &u) in users.iter().enumerate() {
+            if i % 64 == 0 {
+                self.check_limits();
+                if self.halted() {
+                    return;
+                }
+            }
             for &v in &users[i + 1..] {
                 let (nu, nv) = (&m.nodes[u as usize], &m.nodes[v as usize]);
                 if nu.slot != nv.slot && m.op_of(u) == m.op_of(v) {
@@ -757,6 +984,9 @@ impl<'m, 'a> Encoder<'m, 'a> {
             log::info!("sat: memory pairs without their hold clauses (budget)");
         }
         for (u, v, mt) in pairs {
+            if self.halted() {
+                return;
+            }
             let (xu, xv) = (self.start[u as usize], self.start[v as usize]);
             let (pu, pv) = (
                 m.nodes[u as usize].dur as i64,
@@ -845,6 +1075,9 @@ impl<'m, 'a> Encoder<'m, 'a> {
             let cuts = self.core_cuts(&d) + self.memory_cuts(&d);
             if cuts == 0 {
                 return Answer::Sat(d);
+            }
+            if self.over_budget() {
+                return Answer::OverBudget;
             }
         }
     }

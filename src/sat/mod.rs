@@ -12,15 +12,53 @@ use std::time::{Duration, Instant};
 use crate::bounds::lower_bounds;
 use crate::instance::Instance;
 use crate::schedule::Schedule;
-use crate::solve::{Deadline, SolveOptions, SolveResult, Status};
+use crate::solve::{Deadline, SolveOptions, SolveResult, Status, StepAside, instant_after};
 
-use encode::{Answer, Decoded, Encoder, Points, estimate, event_points};
+use encode::{
+    Answer, BYTES_PER_CLAUSE, BYTES_PER_LIT, Decoded, EncodeStop, Encoder, LITS_PER_CLAUSE, Limits,
+    Points, estimate, estimate_bytes, event_points,
+};
 use model::{Model, candidates};
 
 const ENGINE: &str = "sat";
 
-/// Largest estimated clause count we build (beyond it varisat needs gigabytes).
-pub const MAX_CLAUSES: u128 = 12_000_000;
+/// Largest time, in the model's time units, the encoding represents: it
+/// computes in i64 with sums of up to three heads, tails and durations, all at
+/// most the horizon. Longer horizons (e.g. durations near 2^63) step aside
+/// (`StepAside::HorizonBeyondEngine`) for the other engines.
+pub const MAX_TIME: u64 = 1 << 60;
+
+/// The up-front estimate (`encode::estimate_bytes`) overshoots what the
+/// build counts by 1.1-1.8x on the calibration instances (results/sat-budget.md):
+/// an encoding is refused before it is built only when the estimate passes
+/// this multiple of the budget. Otherwise the build counts the real clauses,
+/// literals and variables and stops at the budget itself (the hard limit).
+pub const ESTIMATE_SLACK: u128 = 2;
+
+/// The encoding's memory budget in bytes for `--memory-limit` (MiB).
+pub fn budget_bytes(memory_limit_mib: u64) -> u64 {
+    memory_limit_mib.saturating_mul(1 << 20)
+}
+
+/// Most clauses a budget allows (at the average clause size).
+fn clause_cap(budget: u64) -> u128 {
+    u128::from(budget)
+        / (u128::from(BYTES_PER_CLAUSE) + LITS_PER_CLAUSE * u128::from(BYTES_PER_LIT))
+}
+
+/// Why the SAT engine declines to encode an instance: the typed reason (for
+/// the portfolio) and a sentence (for the notes).
+#[derive(Clone, Debug)]
+pub struct Declined {
+    pub why: StepAside,
+    pub message: String,
+}
+
+impl std::fmt::Display for Declined {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
 
 /// Solves with the SAT engine (list scheduling gives the incumbent).
 pub fn solve(inst: &Instance, opts: &SolveOptions) -> SolveResult {
@@ -45,7 +83,8 @@ pub fn to_schedule(m: &Model, d: &Decoded) -> Schedule {
         let sl = &m.slots[s as usize];
         choice.push(sl.tiling);
         for v in sl.first..sl.first + sl.n {
-            start.push(d.start[v as usize] * m.g);
+            // Starts are capped at u64::MAX / g in the encoding (models/sat.md 1.7).
+            start.push(d.start[v as usize].saturating_mul(m.g));
             nodes.push(v);
         }
     }
@@ -62,8 +101,11 @@ pub fn to_schedule(m: &Model, d: &Decoded) -> Schedule {
     use std::collections::BinaryHeap;
     for (c, mut list) in by_type.into_iter().enumerate() {
         list.sort_by_key(|&i| start[i]);
-        let mut free: BinaryHeap<Reverse<u32>> =
-            (0..inst.platform.cores[c].count).map(Reverse).collect();
+        // Freed cores, and the next never-used one: memory grows with the
+        // cores used, not with the declared count (up to 2^20 per type).
+        let count = inst.platform.cores[c].count;
+        let mut fresh = 0u32;
+        let mut free: BinaryHeap<Reverse<u32>> = BinaryHeap::new();
         let mut busy: BinaryHeap<Reverse<(u128, u32)>> = BinaryHeap::new();
         for i in list {
             let s = u128::from(start[i]);
@@ -75,7 +117,14 @@ pub fn to_schedule(m: &Model, d: &Decoded) -> Schedule {
                 free.push(Reverse(k));
             }
             // No free core would be an encoding bug; the validator then rejects it.
-            let k = free.pop().map_or(0, |Reverse(k)| k);
+            let k = match free.pop() {
+                Some(Reverse(k)) => k,
+                None if fresh < count => {
+                    fresh += 1;
+                    fresh - 1
+                }
+                None => 0,
+            };
             core[i] = k;
             let dur = lib.node_dur[m.nodes[nodes[i] as usize].lib as usize];
             busy.push(Reverse((s + u128::from(dur), k)));
@@ -120,65 +169,101 @@ fn run(inst: &Instance, opts: &SolveOptions, deadline: &Deadline) -> SolveResult
         res.note("the list schedule meets the lower bound: nothing to search");
         return res;
     }
-    search(inst, deadline, &bounds, res, None)
+    search(inst, deadline, &bounds, res, None, opts.memory_limit_mib)
 }
 
 /// The time points of an encoding for horizon `tmax` (in time units) that
-/// stays within `MAX_CLAUSES`: every instant, or when that is too large, the
-/// event points (sums of durations); the error says why neither fits.
-/// `TMIN_SAT_POINTS=dense|events` forces one or the other (for tests and
-/// diagnosis: both must give the same answers).
-fn within_limit(m: &Model, tmax: u64) -> Result<Points, String> {
+/// stays within the memory budget (`budget` bytes): every instant, or when that
+/// is too large, the event points (sums of durations); the error says why
+/// neither fits, typed. `TMIN_SAT_POINTS=dense|events` forces one or the other
+/// (for tests and diagnosis: both must give the same answers).
+fn plan(m: &Model, tmax: u128, budget: u64) -> Result<Points, Declined> {
+    let g = m.g;
+    if m.horizon > MAX_TIME || tmax > u128::from(MAX_TIME) {
+        let horizon = tmax.max(u128::from(m.horizon)) * u128::from(g);
+        return Err(Declined {
+            why: StepAside::HorizonBeyondEngine {
+                horizon,
+                max: u128::from(MAX_TIME) * u128::from(g),
+            },
+            message: format!(
+                "horizon {horizon} beyond the SAT encoding (at most {MAX_TIME} time units of {g})"
+            ),
+        });
+    }
+    let tmax = tmax as u64;
+    let over = |bytes: u128, what: String| Declined {
+        why: StepAside::OverMemoryBudget {
+            estimated_mib: u64::try_from(bytes >> 20).unwrap_or(u64::MAX),
+            budget_mib: budget >> 20,
+        },
+        message: format!(
+            "instance too large for the SAT encoding ({what}: estimated {} MiB, more than \
+             {ESTIMATE_SLACK} times the memory budget of {} MiB; --memory-limit)",
+            bytes >> 20,
+            budget >> 20
+        ),
+    };
     let forced = std::env::var("TMIN_SAT_POINTS").ok();
-    let dense = estimate(m, tmax, &Points::every());
-    if forced.as_deref() != Some("events")
-        && (dense <= MAX_CLAUSES || forced.as_deref() == Some("dense"))
-    {
-        return if dense <= MAX_CLAUSES {
+    let dense_clauses = estimate(m, tmax, &Points::every());
+    let dense = estimate_bytes(m, tmax, &Points::every());
+    let within = |bytes: u128| bytes <= ESTIMATE_SLACK * u128::from(budget);
+    let fits = within(dense);
+    if forced.as_deref() != Some("events") && (fits || forced.as_deref() == Some("dense")) {
+        return if fits {
             Ok(Points::every())
         } else {
-            Err(format!(
-                "instance too large for the SAT encoding (about {dense} clauses for horizon \
-                 {tmax} in units of {}; limit {MAX_CLAUSES})",
-                m.g
+            Err(over(
+                dense,
+                format!("{dense_clauses} clauses for horizon {tmax} in units of {g}"),
             ))
         };
     }
     // Each node needs an order literal per point of its window: more points
-    // than MAX_CLAUSES / nodes cannot fit (this also bounds the work below).
-    let cap = (MAX_CLAUSES / m.nodes.len().max(1) as u128) as usize;
+    // than the clause cap / nodes cannot fit (this also bounds the work below).
+    let cap = (ESTIMATE_SLACK * clause_cap(budget) / m.nodes.len().max(1) as u128)
+        .min(usize::MAX as u128) as usize;
     let Some(pts) = event_points(m, tmax, cap, forced.is_none()) else {
-        return Err(format!(
-            "instance too large for the SAT encoding (about {dense} clauses for horizon {tmax} \
-             in units of {}; limit {MAX_CLAUSES}; event points do not compress it enough)",
-            m.g
+        return Err(over(
+            dense,
+            format!(
+                "{dense_clauses} clauses for horizon {tmax} in units of {g}; event points do not \
+                 compress it enough"
+            ),
         ));
     };
     let n_pts = pts.len();
     let pts = Points::from_sorted(pts);
-    let est = estimate(m, tmax, &pts);
-    if est > MAX_CLAUSES {
-        return Err(format!(
-            "instance too large for the SAT encoding (about {est} clauses over {n_pts} event \
-             points up to horizon {tmax} in units of {}; limit {MAX_CLAUSES})",
-            m.g
+    let est = estimate_bytes(m, tmax, &pts);
+    if !within(est) {
+        return Err(over(
+            est,
+            format!(
+                "{} clauses over {n_pts} event points up to horizon {tmax} in units of {g}",
+                estimate(m, tmax, &pts)
+            ),
         ));
     }
     Ok(pts)
 }
 
-/// Whether the SAT engine can encode the search below `incumbent` (the
-/// portfolio asks before choosing it: long horizons go to the MILP instead).
-pub fn fits(inst: &Instance, incumbent: Option<u64>) -> Result<(), String> {
+/// Whether the SAT engine can encode the search below `incumbent` within
+/// `memory_limit_mib` (the portfolio asks before choosing it: long horizons
+/// and large encodings go to the MILP instead).
+pub fn fits(
+    inst: &Instance,
+    incumbent: Option<u128>,
+    memory_limit_mib: u64,
+) -> Result<(), Declined> {
     let cand: Vec<Vec<u32>> = (0..inst.graph.n_ops() as u32)
         .map(|o| candidates(inst, o))
         .collect();
     let m = Model::new(inst, &cand);
     let tmax = match incumbent {
-        Some(ms) => ms.saturating_sub(1) / m.g,
-        None => m.horizon,
+        Some(ms) => ms.saturating_sub(1) / u128::from(m.g),
+        None => u128::from(m.horizon),
     };
-    within_limit(&m, tmax).map(|_| ())
+    plan(&m, tmax, budget_bytes(memory_limit_mib)).map(|_| ())
 }
 
 /// The bound probes of the descent (models/sat.md 6): not started, running
@@ -225,6 +310,7 @@ fn list_without(
     match SolveResult::found(inst, schedule, res.lower_bound, &res.bound_source, &engine) {
         Ok(mut found) => {
             found.notes = std::mem::take(&mut res.notes);
+            found.internal_error = res.internal_error.take();
             found.note(format!(
                 "list scheduling without the pruned tilings: makespan {} in {:.2} s",
                 found.makespan.unwrap_or(0),
@@ -233,7 +319,7 @@ fn list_without(
             found
         }
         Err(e) => {
-            log::error!("list schedule rejected by the validator: {e}");
+            res.internal(format!("list schedule rejected by the validator: {e}"));
             res
         }
     }
@@ -244,14 +330,19 @@ fn list_without(
 /// Returns the better of the incumbent and what the search proves and finds.
 /// With `first_answer_by`, the search gives up at that instant when the solver
 /// has not answered a single probe yet (an encoding too hard to even start on:
-/// the caller has better uses for the time).
+/// the caller has better uses for the time); the encoding's build stops then
+/// too. The encoding stays within `memory_limit_mib` (MiB): over it, or at the
+/// deadline while it is built, the search hands the incumbent back with
+/// `SolveResult::stepped_aside` set.
 pub fn search(
     inst: &Instance,
     deadline: &Deadline,
     bounds: &crate::bounds::Bounds,
     mut res: SolveResult,
     first_answer_by: Option<Instant>,
+    memory_limit_mib: u64,
 ) -> SolveResult {
+    let budget = budget_bytes(memory_limit_mib);
     let n_ops = inst.graph.n_ops();
 
     // 2. Candidate tilings: dominated ones dropped, then those that cannot be
@@ -277,7 +368,7 @@ pub fn search(
             .filter(|&t| peaks[t as usize] > 1_000_000)
             .collect();
         for t in risky {
-            match alone_feasible(inst, op, t, deadline) {
+            match alone_feasible(inst, op, t, deadline, budget) {
                 Some(false) => {
                     pruned += 1;
                     ops_cand.retain(|&x| x != t);
@@ -285,7 +376,7 @@ pub fn search(
                     let horizon = inst.library.tilings[t as usize]
                         .nodes()
                         .map(|v| inst.library.node_dur[v as usize])
-                        .sum::<u64>();
+                        .fold(0u64, u64::saturating_add);
                     never.push((t, horizon));
                     res.note(format!(
                         "op {} tiling {}: no legal schedule even alone (UNSAT at horizon {horizon}): pruned",
@@ -325,15 +416,18 @@ pub fn search(
     let g = m.g;
     let lb0 = bounds.best.value;
     let mut lo = lb0.div_ceil(g);
-    let tmax = match incumbent {
-        Some(ms) => (ms - 1) / g,
-        None => m.horizon,
+    let tmax_wide: u128 = match incumbent {
+        Some(ms) => ms.saturating_sub(1) / u128::from(g),
+        None => u128::from(m.horizon),
     };
     let mut lb_source = bounds.best.source.clone();
+    // Times in notes: u128, a unit count times the unit may pass u64.
+    let time = |t: u64| u128::from(t) * u128::from(g);
     let raise = |res: &mut SolveResult, lo: u64, src: &str| {
+        // Saturating down keeps a bound a bound.
         let b = lo.saturating_mul(g);
         match res.makespan {
-            Some(ms) => res.raise_bound(b.min(ms), src),
+            Some(ms) => res.raise_bound(u64::try_from(ms).map_or(b, |ms| b.min(ms)), src),
             None => {
                 if b > res.lower_bound {
                     res.lower_bound = b;
@@ -345,24 +439,25 @@ pub fn search(
     if g > 1 {
         res.note(format!("time unit {g} (gcd of all durations)"));
     }
-    if incumbent.is_some() && tmax < lo {
+    if incumbent.is_some() && tmax_wide < u128::from(lo) {
         // No multiple of g lies between the bound and the incumbent.
         raise(
             &mut res,
-            tmax + 1,
+            tmax_wide as u64 + 1,
             "optimal makespans are multiples of the time unit",
         );
         return res;
     }
-    let pts = match within_limit(&m, tmax) {
+    let pts = match plan(&m, tmax_wide, budget) {
         Ok(p) => p,
-        Err(why) => {
-            let msg = format!("{why}: list scheduling result");
-            log::info!("{msg}");
-            res.note(msg);
+        Err(d) => {
+            let note = format!("{d}: list scheduling result");
+            res.step_aside(d.why, note);
             return res;
         }
     };
+    // plan() checked tmax <= MAX_TIME.
+    let tmax = tmax_wide as u64;
     // Over event points, optimal makespans are points too (models/sat.md 1.6):
     // bounds may jump to the next point.
     let points_note = if pts.is_every() {
@@ -376,7 +471,49 @@ pub fn search(
         "; optimal makespans are sums of durations (event points)"
     };
     let t_build = Instant::now();
-    let mut enc = Encoder::cancellable(&m, tmax, pts, deadline.cancel.clone());
+    let limits = Limits {
+        max_bytes: budget,
+        deadline: Some(first_answer_by.map_or(deadline.end, |by| by.min(deadline.end))),
+        cancel: deadline.cancel.clone(),
+    };
+    let mut enc = match Encoder::build_within(&m, tmax, pts, limits) {
+        Ok(e) => e,
+        Err(EncodeStop::OverBudget { bytes }) => {
+            res.step_aside(
+                StepAside::OverMemoryBudget {
+                    estimated_mib: bytes >> 20,
+                    budget_mib: budget >> 20,
+                },
+                format!(
+                    "encoding over the memory budget: stopped after {:.3} s at about {} MiB \
+                     (budget {} MiB; --memory-limit): list scheduling result",
+                    t_build.elapsed().as_secs_f64(),
+                    bytes >> 20,
+                    budget >> 20
+                ),
+            );
+            return res;
+        }
+        Err(EncodeStop::Deadline) => {
+            res.step_aside(
+                StepAside::DeadlineDuringEncoding,
+                format!(
+                    "deadline during encoding: stopped after {:.3} s: list scheduling result",
+                    t_build.elapsed().as_secs_f64()
+                ),
+            );
+            return res;
+        }
+    };
+    // The search ends early enough to free the encoding before the deadline
+    // (a tenth more than now: lazy cuts add clauses).
+    let deadline = &Deadline {
+        end: deadline
+            .end
+            .checked_sub(enc.drop_time().mul_f64(1.1))
+            .unwrap_or(deadline.end),
+        ..deadline.clone()
+    };
     res.note(format!(
         "encoding: {} nodes over {} candidate tilings, makespans <= {} (units of {g}): \
          {} variables, {} clauses, built in {:.3} s",
@@ -419,11 +556,14 @@ pub fn search(
     let wide = |lo: u64, hi: u64| hi >= lo + 2 && (hi - lo) * 50 > hi;
     // The first probe gets a share of the time; when it is undecided after
     // that, the bound probes run before the descent resumes.
-    let first_share_end = Instant::now()
-        + deadline
+    let first_share_end = instant_after(
+        Instant::now(),
+        deadline
             .remaining()
             .mul_f64(0.1)
-            .max(Duration::from_secs(1));
+            .max(Duration::from_secs(1)),
+    );
+    let mut over_budget = false;
     while lo <= hi {
         if !gallop {
             step = 1;
@@ -457,7 +597,7 @@ pub fn search(
                 .remaining()
                 .mul_f64(0.05)
                 .max(Duration::from_millis(200));
-            (Instant::now() + share)
+            instant_after(Instant::now(), share)
                 .min(match bound_phase {
                     BoundPhase::Until(end) => end,
                     _ => deadline.end,
@@ -480,11 +620,11 @@ pub fn search(
                 .mul_f64(0.1)
                 .min(last_probe * 5)
                 .max(Duration::from_millis(200));
-            (Instant::now() + share).min(deadline.end)
+            instant_after(Instant::now(), share).min(deadline.end)
         };
         let t1 = Instant::now();
         let answer = enc.decide(t as i64, &[], stop);
-        if !matches!(answer, Answer::Interrupted) {
+        if !matches!(answer, Answer::Interrupted | Answer::OverBudget) {
             last_probe = t1.elapsed();
         }
         match answer {
@@ -492,8 +632,8 @@ pub fn search(
                 let ms = d.makespan(&m);
                 log::info!(
                     "sat: makespan <= {} SAT: {} in {:.3} s",
-                    t * g,
-                    ms * g,
+                    time(t),
+                    time(ms),
                     t1.elapsed().as_secs_f64()
                 );
                 let mut found = to_schedule(&m, &d);
@@ -520,7 +660,7 @@ pub fn search(
             Answer::Unsat => {
                 log::info!(
                     "sat: makespan <= {} UNSAT in {:.3} s",
-                    t * g,
+                    time(t),
                     t1.elapsed().as_secs_f64()
                 );
                 lo = enc.pts.up(t as i64 + 1) as u64;
@@ -531,6 +671,22 @@ pub fn search(
                     bound_inc = bound_inc.saturating_mul(2);
                 }
                 step = (hi.saturating_sub(lo) + 1).div_ceil(2).max(1);
+            }
+            Answer::OverBudget => {
+                over_budget = true;
+                res.step_aside(
+                    StepAside::OverMemoryBudget {
+                        estimated_mib: enc.bytes_estimate() >> 20,
+                        budget_mib: budget >> 20,
+                    },
+                    format!(
+                        "lazy cuts took the encoding over the memory budget (about {} MiB, \
+                         budget {} MiB; --memory-limit): search stopped",
+                        enc.bytes_estimate() >> 20,
+                        budget >> 20
+                    ),
+                );
+                break;
             }
             Answer::Interrupted => {
                 if deadline.expired() {
@@ -545,19 +701,18 @@ pub fn search(
                 {
                     log::info!(
                         "sat: makespan <= {} undecided after {:.3} s: bound probes from below first",
-                        t * g,
+                        time(t),
                         t1.elapsed().as_secs_f64()
                     );
-                    enc.rebuild();
-                    bound_phase =
-                        BoundPhase::Until(Instant::now() + deadline.remaining().mul_f64(0.25));
+                    enc.rebuild(deadline.end);
+                    bound_phase = BoundPhase::Until(deadline.at_share(0.25));
                     bound_inc = ((hi - lo) / 16).max(1);
                     continue;
                 }
                 if !answered && first_answer_by.is_some_and(|by| Instant::now() >= by) {
                     res.note(format!(
                         "makespan <= {} undecided after {:.1} s, no probe answered: search given up",
-                        t * g,
+                        time(t),
                         t1.elapsed().as_secs_f64()
                     ));
                     interrupted = true;
@@ -566,19 +721,19 @@ pub fn search(
                 if low {
                     log::info!(
                         "sat: bound probe makespan <= {} undecided after {:.3} s: back to the top",
-                        t * g,
+                        time(t),
                         t1.elapsed().as_secs_f64()
                     );
                     bound_phase = BoundPhase::Done;
-                    enc.rebuild();
+                    enc.rebuild(deadline.end);
                     continue;
                 }
                 log::info!(
                     "sat: makespan <= {} undecided after {:.3} s: rebuilding, descending by one",
-                    t * g,
+                    time(t),
                     t1.elapsed().as_secs_f64()
                 );
-                enc.rebuild();
+                enc.rebuild(deadline.end);
                 gallop = false;
             }
         }
@@ -586,8 +741,8 @@ pub fn search(
     if bound_unsat > 0 {
         res.note(format!(
             "bound probes: {bound_unsat} UNSAT from below, the bound raised from {} to {}",
-            lo_before * g,
-            lo.min(hi + 1) * g
+            time(lo_before),
+            time(lo.min(hi + 1))
         ));
     }
     let st = enc.stats;
@@ -607,7 +762,7 @@ pub fn search(
     if let Some(t) = last_unsat {
         lb_source = format!(
             "SAT: no schedule with makespan <= {} (UNSAT over all candidate tilings){points_note}",
-            t * g
+            time(t)
         );
     } else if jumped {
         lb_source.push_str(points_note);
@@ -618,27 +773,32 @@ pub fn search(
         let mut r = match SolveResult::found(inst, s, 0, "none", ENGINE) {
             Ok(r) => r,
             Err(e) => {
-                log::error!("{e}");
-                res.note(format!("internal error: {e}"));
+                res.internal(e.to_string());
                 return res;
             }
         };
         r.lower_bound = 0;
-        r.raise_bound(lb0.min(r.makespan.unwrap_or(0)), &bounds.best.source);
+        let ms = r.makespan.unwrap_or(0);
+        r.raise_bound(
+            u64::try_from(ms).map_or(lb0, |ms| lb0.min(ms)),
+            &bounds.best.source,
+        );
         r.notes = std::mem::take(&mut res.notes);
+        r.internal_error = res.internal_error.take();
+        r.stepped_aside = res.stepped_aside.take();
         r.note("best schedule: SAT model");
         res = r;
     }
     if res.makespan.is_some() {
         raise(&mut res, lo, &lb_source);
-    } else if last_unsat == Some(tmax) && tmax == m.horizon && !interrupted {
+    } else if last_unsat == Some(tmax) && tmax == m.horizon && !interrupted && !over_budget {
         let mut r =
             SolveResult::without_schedule(Status::Infeasible, 0, "none (infeasible)", ENGINE);
         r.notes = std::mem::take(&mut res.notes);
         r.note(format!(
             "infeasible: no schedule with makespan <= {} (the horizon: every legal schedule \
              compacts to one within the sum of durations; models/sat.md)",
-            tmax * g
+            time(tmax)
         ));
         return r;
     } else {
@@ -649,18 +809,32 @@ pub fn search(
 
 /// Whether op `op` with tiling `t` alone (no other op) has a legal schedule:
 /// `Some(false)` is a proof that no instance schedule can use the tiling.
-fn alone_feasible(inst: &Instance, op: usize, t: u32, deadline: &Deadline) -> Option<bool> {
+/// Encodings over a quarter of the budget are not tried (`None`).
+fn alone_feasible(
+    inst: &Instance,
+    op: usize,
+    t: u32,
+    deadline: &Deadline,
+    budget: u64,
+) -> Option<bool> {
     let mut cand: Vec<Vec<u32>> = vec![Vec::new(); inst.graph.n_ops()];
     cand[op] = vec![t];
     let m = Model::new(inst, &cand);
-    if estimate(&m, m.horizon, &Points::every()) > MAX_CLAUSES / 4 {
+    if m.horizon > MAX_TIME
+        || estimate_bytes(&m, m.horizon, &Points::every()) > u128::from(budget / 4)
+    {
         return None;
     }
-    let mut enc = Encoder::new(&m, m.horizon);
-    let stop = Instant::now() + deadline.remaining().mul_f64(0.1);
+    let stop = deadline.at_share(0.1);
+    let limits = Limits {
+        max_bytes: budget / 4,
+        deadline: Some(stop),
+        cancel: deadline.cancel.clone(),
+    };
+    let mut enc = Encoder::build_within(&m, m.horizon, Points::every(), limits).ok()?;
     match enc.decide(m.horizon as i64, &[], stop) {
         Answer::Sat(_) => Some(true),
         Answer::Unsat => Some(false),
-        Answer::Interrupted => None,
+        Answer::Interrupted | Answer::OverBudget => None,
     }
 }

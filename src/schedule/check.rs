@@ -110,6 +110,14 @@ impl Violations {
             self.kept.push(v);
         }
     }
+    /// True when no more violations are kept in detail (only counted).
+    pub(crate) fn is_full(&self) -> bool {
+        self.kept.len() >= self.limit
+    }
+    /// Counts `n` more violations of `rule` without detail.
+    pub(crate) fn count_more(&mut self, rule: Rule, n: u64) {
+        self.counts[rule as usize] += usize::try_from(n).unwrap_or(usize::MAX);
+    }
     /// Counts one more violation without building its message (past the limit).
     fn wants_detail(&mut self, rule: Rule) -> bool {
         if self.kept.len() < self.limit {
@@ -287,18 +295,85 @@ fn by_start(g: &NodeGraph, s: &Schedule) -> Vec<u32> {
     pairs.into_iter().map(|(_, v)| v).collect()
 }
 
+/// Dense slots for the cores the schedule uses: `slot(v)` indexes a table of
+/// at most one entry per used core. The flat table over every declared core
+/// (`Platform::core_offsets`) is used only while it is no larger than a few
+/// entries per node: an instance may declare 254 types of 2^20 cores and use
+/// two of them (before: 48 bytes per declared core, 3.1 GiB for one row).
+struct CoreSlots {
+    /// Flat: `offsets[type] + core id`.
+    offsets: Option<Vec<usize>>,
+    /// Otherwise: slot per node (nodes of zero duration get none).
+    per_node: Vec<u32>,
+    n_slots: usize,
+}
+
+impl CoreSlots {
+    fn new(g: &NodeGraph, s: &Schedule) -> Self {
+        let declared: u64 = g
+            .inst
+            .platform
+            .cores
+            .iter()
+            .map(|c| u64::from(c.count))
+            .sum();
+        if declared <= 4 * g.n_nodes() as u64 + 1024 {
+            let offsets = g.inst.platform.core_offsets();
+            let n_slots = offsets[offsets.len() - 1];
+            return CoreSlots {
+                offsets: Some(offsets),
+                per_node: Vec::new(),
+                n_slots,
+            };
+        }
+        // (core type, core id, node) sorted; equal keys share a slot.
+        let mut keys: Vec<(u64, u32)> = (0..g.n_nodes() as u32)
+            .filter(|&v| g.dur[v as usize] > 0)
+            .map(|v| {
+                let key = (u64::from(g.core[v as usize]) << 32) | u64::from(s.core[v as usize]);
+                (key, v)
+            })
+            .collect();
+        keys.sort_unstable();
+        let mut per_node = vec![u32::MAX; g.n_nodes()];
+        let mut n_slots = 0usize;
+        for (i, &(key, v)) in keys.iter().enumerate() {
+            if i > 0 && keys[i - 1].0 != key {
+                n_slots += 1;
+            }
+            per_node[v as usize] = n_slots as u32;
+        }
+        if !keys.is_empty() {
+            n_slots += 1;
+        }
+        CoreSlots {
+            offsets: None,
+            per_node,
+            n_slots,
+        }
+    }
+
+    #[inline]
+    fn slot(&self, g: &NodeGraph, s: &Schedule, v: u32) -> usize {
+        match &self.offsets {
+            Some(off) => off[g.core[v as usize] as usize] + s.core[v as usize] as usize,
+            None => self.per_node[v as usize] as usize,
+        }
+    }
+}
+
 fn check_cores(g: &NodeGraph, s: &Schedule, order: &[u32], out: &mut Violations) {
-    let offsets = g.inst.platform.core_offsets();
+    let slots = CoreSlots::new(g, s);
     // Sweep every core's intervals in start order: an overlap exists exactly when
     // a node starts before the latest end seen so far on its core. Zero-length
     // nodes occupy nothing.
-    let mut latest: Vec<Option<(u128, u32)>> = vec![None; offsets[offsets.len() - 1]];
+    let mut latest: Vec<Option<(u128, u32)>> = vec![None; slots.n_slots];
     for &v in order {
         if g.dur[v as usize] == 0 {
             continue;
         }
         let start = s.start[v as usize];
-        let slot = offsets[g.core[v as usize] as usize] + s.core[v as usize] as usize;
+        let slot = slots.slot(g, s, v);
         let e = end(start, g.dur[v as usize]);
         match latest[slot] {
             Some((le, u)) if u128::from(start) < le => {

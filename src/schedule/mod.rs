@@ -5,7 +5,7 @@ mod check;
 mod io;
 
 pub use check::{Report, Rule, Violation, Violations, check, check_reader};
-pub use io::{ReadOutcome, read_schedule, write_schedule};
+pub use io::{ReadOutcome, read_schedule, read_schedule_until, write_schedule};
 
 use crate::graph::NodeGraph;
 

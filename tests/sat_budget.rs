@@ -1,0 +1,221 @@
+//! The SAT encoding is bounded and interruptible (issue 10, fault 5): a memory
+//! budget (`--memory-limit`, `SolveOptions::memory_limit_mib`) refuses an
+//! encoding estimated far over it before building, and the build counts what
+//! it adds and stops at the budget; the build also stops at the deadline. Each
+//! outcome is typed (`SolveResult::stepped_aside`), the incumbent is kept, and
+//! the portfolio moves on to the MILP and list scheduling.
+
+use std::time::{Duration, Instant};
+
+use tmin::import::read_jsp;
+use tmin::instance::{Instance, parse_reader};
+use tmin::sat::encode::{EncodeStop, Encoder, Limits, Points};
+use tmin::sat::model::{Model, candidates};
+use tmin::solve::{Deadline, SolveOptions, SolveResult, Status, StepAside};
+
+fn jsp(name: &str) -> Instance {
+    let p = format!("{}/tests/data/jsplib/{name}", env!("CARGO_MANIFEST_DIR"));
+    let js = read_jsp(std::fs::File::open(p).unwrap(), name).unwrap();
+    parse_reader(js.to_instance_text().as_bytes(), name).unwrap()
+}
+
+fn model(inst: &Instance) -> Model<'_> {
+    let cand: Vec<Vec<u32>> = (0..inst.graph.n_ops() as u32)
+        .map(|o| candidates(inst, o))
+        .collect();
+    Model::new(inst, &cand)
+}
+
+/// A list-scheduling incumbent, as the engines start from.
+fn incumbent(inst: &Instance) -> SolveResult {
+    let opts = SolveOptions {
+        time_limit: Duration::from_millis(200),
+        ..SolveOptions::default()
+    };
+    let r = tmin::list::solve(inst, &opts);
+    assert_eq!(r.status, Status::Feasible, "{:?}", r.notes);
+    r
+}
+
+#[test]
+fn the_build_stops_at_the_budget_and_at_the_deadline() {
+    let inst = jsp("la16");
+    let m = model(&inst);
+    let tmax = 1000;
+    // Unlimited: the reference size.
+    let full = Encoder::new(&m, tmax);
+    let bytes = full.bytes_estimate();
+    assert!(bytes > 8 << 20, "{bytes}");
+    drop(full);
+    let limits = Limits {
+        max_bytes: bytes / 2,
+        ..Limits::none()
+    };
+    match Encoder::build_within(&m, tmax, Points::every(), limits) {
+        Err(EncodeStop::OverBudget { bytes: at }) => {
+            assert!(at > bytes / 2 && at < bytes, "{at} of {bytes}")
+        }
+        Err(e) => panic!("{e:?}"),
+        Ok(_) => panic!("built over the budget"),
+    }
+    let limits = Limits {
+        deadline: Some(Instant::now()),
+        ..Limits::none()
+    };
+    assert!(matches!(
+        Encoder::build_within(&m, tmax, Points::every(), limits),
+        Err(EncodeStop::Deadline)
+    ));
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let limits = Limits {
+        cancel: Some(flag),
+        ..Limits::none()
+    };
+    assert!(matches!(
+        Encoder::build_within(&m, tmax, Points::every(), limits),
+        Err(EncodeStop::Deadline)
+    ));
+}
+
+/// la16 below its list incumbent: estimated and counted sizes both a few tens
+/// of MiB (results/sat-budget.md).
+#[test]
+fn over_the_budget_the_sat_engine_steps_aside_with_the_incumbent() {
+    let inst = jsp("la16");
+    let bounds = tmin::bounds::lower_bounds(&inst);
+    let deadline = Deadline::after(Duration::from_secs(60));
+    let inc = incumbent(&inst);
+    let before = inc.makespan;
+
+    // Estimated far over 1 MiB: refused before building.
+    let r = tmin::sat::search(&inst, &deadline, &bounds, inc.clone(), None, 1);
+    assert!(
+        matches!(
+            r.stepped_aside,
+            Some(StepAside::OverMemoryBudget { budget_mib: 1, .. })
+        ),
+        "{:?}",
+        r.stepped_aside
+    );
+    assert_eq!(r.makespan, before);
+    assert_eq!(r.status, Status::Feasible);
+    assert_eq!(r.internal_error, None);
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("too large for the SAT encoding")),
+        "{:?}",
+        r.notes
+    );
+    assert!(tmin::sat::fits(&inst, inc.makespan, 1).is_err());
+
+    // Estimated within twice the budget, counted over it: the build stops.
+    let m = model(&inst);
+    let tmax = (inc.makespan.unwrap() - 1) as u64;
+    let full = Encoder::new(&m, tmax).bytes_estimate();
+    let budget_mib = (full >> 20) * 3 / 4;
+    let r = tmin::sat::search(&inst, &deadline, &bounds, inc.clone(), None, budget_mib);
+    assert!(
+        matches!(r.stepped_aside, Some(StepAside::OverMemoryBudget { .. })),
+        "budget {budget_mib} MiB of {} MiB: {:?}",
+        full >> 20,
+        r.notes
+    );
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("encoding over the memory budget: stopped")),
+        "{:?}",
+        r.notes
+    );
+    assert_eq!(r.makespan, before);
+
+    // The deadline during the build.
+    let past = Deadline::after(Duration::ZERO);
+    let r = tmin::sat::search(&inst, &past, &bounds, inc, None, 512);
+    assert_eq!(
+        r.stepped_aside,
+        Some(StepAside::DeadlineDuringEncoding),
+        "{:?}",
+        r.notes
+    );
+    assert_eq!(r.makespan, before);
+}
+
+#[test]
+fn the_portfolio_moves_on_when_sat_steps_aside() {
+    let inst = jsp("la16");
+    let inc = incumbent(&inst);
+    let m = model(&inst);
+    let tmax = (inc.makespan.unwrap() - 1) as u64;
+    let full = Encoder::new(&m, tmax).bytes_estimate();
+    // Over the budget once built, within twice it as estimated: auto picks
+    // SAT, whose build stops; the MILP and list scheduling take the time.
+    let opts = SolveOptions {
+        time_limit: Duration::from_secs(3),
+        memory_limit_mib: (full >> 20) * 3 / 4,
+        ..SolveOptions::default()
+    };
+    let r = tmin::portfolio::solve(&inst, &opts, &tmin::milp::MilpOptions::default());
+    assert_eq!(r.internal_error, None, "{:?}", r.notes);
+    assert!(r.makespan.is_some());
+    if r.status != Status::Optimal {
+        assert!(
+            r.notes.iter().any(|n| n.contains("SAT stepped aside")),
+            "{:?}",
+            r.notes
+        );
+        assert!(r.engine.contains("milp"), "{}", r.engine);
+    }
+    // A budget the estimate is far over: auto sends it to the MILP up front.
+    let opts = SolveOptions {
+        time_limit: Duration::from_secs(2),
+        memory_limit_mib: 1,
+        ..SolveOptions::default()
+    };
+    let r = tmin::portfolio::solve(&inst, &opts, &tmin::milp::MilpOptions::default());
+    assert_eq!(r.internal_error, None, "{:?}", r.notes);
+    assert!(r.makespan.is_some());
+    if r.status != Status::Optimal {
+        assert!(r.engine.contains("milp"), "{}: {:?}", r.engine, r.notes);
+    }
+}
+
+#[test]
+fn memory_limit_on_the_command_line() {
+    let inst = format!("{}/tests/data/jsplib/la16", env!("CARGO_MANIFEST_DIR"));
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sat_budget");
+    std::fs::create_dir_all(&dir).unwrap();
+    let txt = dir.join("la16.txt");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_tmin"))
+        .args(["import", "jsp", &inst, "-o", txt.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let run = |extra: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_tmin"))
+            .args([
+                "solve",
+                txt.to_str().unwrap(),
+                "--engine",
+                "sat",
+                "--time-limit",
+                "2",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, out, err) = run(&["--memory-limit", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("memory budget of 1 MiB"), "{out}");
+    let (code, _, err) = run(&["--memory-limit", "0"]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = run(&["--memory-limit", "lots"]);
+    assert_eq!(code, 2, "{err}");
+}
