@@ -81,7 +81,9 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
-    /// Write a seeded random instance that provably has a feasible schedule.
+    /// Write a seeded instance with a proven feasible schedule (--family random) or
+    /// a proven optimum at any size (--family packed).
+    #[command(after_long_help = tmin::generate::FAMILIES_HELP)]
     Gen(GenArgs),
     /// Convert an instance from another scheduling format.
     Import {
@@ -171,57 +173,86 @@ enum ImportFormat {
     Jsp,
 }
 
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum GenFamilyArg {
+    /// Random library and op graph, memory sized by --tightness; proven feasible.
+    Random,
+    /// Perfectly packed witness: proven optimum T, any size, memory by --mem-factor.
+    Packed,
+}
+
 #[derive(clap::Args)]
 struct GenArgs {
+    /// Instance family (see the end of this help).
+    #[arg(long, value_enum, default_value_t = GenFamilyArg::Random)]
+    family: GenFamilyArg,
     /// Random seed; the same seed and options give the same instance.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Number of ops in the computation graph.
+    /// Number of ops in the computation graph (packed: the instance has about
+    /// ops x mean op size nodes).
     #[arg(long, default_value_t = 20)]
     ops: u32,
     /// Number of distinct op types.
     #[arg(long, default_value_t = 4)]
     op_types: u32,
-    /// Number of distinct shapes per op type.
-    #[arg(long, default_value_t = 2)]
-    shapes: u32,
-    /// Tilings per (op type, shape).
+    /// Number of distinct shapes per op type [default: 2]. Random only (packed:
+    /// every op is its own group, its shape is its op id).
+    #[arg(long)]
+    shapes: Option<u32>,
+    /// Tilings per (op type, shape); packed: per op, all of the same total work.
     #[arg(long, default_value_t = 3)]
     tilings: u32,
-    /// Nodes per subgraph, as MIN or MIN-MAX.
+    /// Nodes per subgraph, as MIN or MIN-MAX (packed: of every tiling of every op).
     #[arg(long, default_value = "4-8")]
     nodes: String,
-    /// Largest number of nodes side by side in a subgraph layer.
+    /// Largest number of nodes side by side in a subgraph layer (packed: in the
+    /// tilings other than the witness's).
     #[arg(long, default_value_t = 3)]
     width: u32,
-    /// Core counts per core type, comma separated (one entry per type).
-    #[arg(long, default_value = "2,4,4")]
-    cores: String,
-    /// Number of memory types.
+    /// Random: core counts per core type, comma separated (one entry per type)
+    /// [default: 2,4,4]. Packed: one count K, the cores of its one core type
+    /// [default: 4].
+    #[arg(long)]
+    cores: Option<String>,
+    /// Number of memory types (packed: 1..=10).
     #[arg(long, default_value_t = 2)]
     mem_types: u32,
     /// Memory tightness in [0,1]: 0 = memory never binds, 1 = as tight as a
-    /// memory-frugal serial schedule allows.
-    #[arg(long, default_value_t = 0.5)]
-    tightness: f64,
-    /// Number of independent computation graphs.
+    /// memory-frugal serial schedule allows [default: 0.5]. Random only.
+    #[arg(long)]
+    tightness: Option<f64>,
+    /// Number of independent computation graphs (packed: op i belongs to graph
+    /// i mod this).
     #[arg(long, default_value_t = 1)]
     graphs: u32,
-    /// Share of tilings made deliberately unusable (missing core type or too much memory).
-    #[arg(long, default_value_t = 0.0)]
-    unusable: f64,
+    /// Share of tilings made deliberately unusable (missing core type or too much
+    /// memory) [default: 0]. Random only.
+    #[arg(long)]
+    unusable: Option<f64>,
     /// Longest node duration (durations are 1..=this).
     #[arg(long, default_value_t = 10)]
     max_time: u64,
-    /// Average number of op edges per op (the graph is a random DAG).
+    /// Average number of op edges per op (the graph is a random DAG; packed: only
+    /// edges the witness's time order allows).
     #[arg(long, default_value_t = 1.5)]
     density: f64,
-    /// Output file (default: stdout).
+    /// Memory size per type = ceil(F x the witness's peak), at least the largest
+    /// single-node demand; F >= 1.0, 1.0 = exactly the peak [default: 1.2].
+    /// Packed only.
+    #[arg(long, value_name = "F")]
+    mem_factor: Option<f64>,
+    /// Output file (default: stdout; '-' is stdout too).
     #[arg(short, long)]
     output: Option<PathBuf>,
-    /// Also write the generator's own legal schedule here.
+    /// Also write the generator's own legal schedule (packed: an optimal one) here.
     #[arg(long)]
     schedule: Option<PathBuf>,
+    /// Print one JSON object on stdout: {"family", "seed", "ops", "nodes",
+    /// "witness_makespan", "optimum" (packed; null for random), "mem_sizes"}.
+    /// Needs -o FILE.
+    #[arg(long)]
+    json: bool,
 }
 
 fn main() -> ExitCode {
@@ -411,28 +442,95 @@ fn run(cli: Cli, t0: Instant) -> Result<ExitCode, Failure> {
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Gen(a) => {
-            let cfg = gen_config(&a)?;
-            let generated = tmin::generate::generate(&cfg).map_err(Failure::Usage)?;
-            let mut out = create_output(a.output.as_deref())?;
-            out.write_all(generated.text.as_bytes())
-                .and_then(|_| out.flush())
-                .map_err(io_failure)?;
-            if let Some(p) = &a.schedule {
-                let g = tmin::graph::NodeGraph::new(
-                    &generated.instance,
-                    generated.witness.choice.clone(),
-                )
-                .map_err(Failure::Internal)?;
-                let w = create_output(Some(p))?;
-                tmin::schedule::write_schedule(&g, &generated.witness, w).map_err(io_failure)?;
+            use tmin::generate::{GenFamily, PackedError};
+            let spec = gen_config(&a)?;
+            let out_path = a.output.as_deref().filter(|p| p.as_os_str() != "-");
+            if a.json && out_path.is_none() {
+                return Err(Failure::Usage(
+                    "--json prints the summary on stdout, so the instance needs -o FILE".into(),
+                ));
             }
-            let summary = json!({
-                "seed": cfg.seed,
-                "ops": generated.instance.graph.n_ops(),
-                "nodes": generated.witness.start.len(),
-                "witness_makespan": report::num(generated.witness_makespan),
-            });
+            let summary = match spec {
+                GenFamily::Random(cfg) => {
+                    let generated = tmin::generate::generate(&cfg).map_err(Failure::Usage)?;
+                    let mut out = create_output(out_path)?;
+                    out.write_all(generated.text.as_bytes())
+                        .and_then(|_| out.flush())
+                        .map_err(io_failure)?;
+                    if let Some(p) = &a.schedule {
+                        let g = tmin::graph::NodeGraph::new(
+                            &generated.instance,
+                            generated.witness.choice.clone(),
+                        )
+                        .map_err(Failure::Internal)?;
+                        let w = create_output(Some(p))?;
+                        tmin::schedule::write_schedule(&g, &generated.witness, w)
+                            .map_err(io_failure)?;
+                    }
+                    json!({
+                        "family": "random",
+                        "seed": cfg.seed,
+                        "ops": generated.instance.graph.n_ops(),
+                        "nodes": generated.witness.start.len(),
+                        "witness_makespan": report::num(generated.witness_makespan),
+                        "optimum": null,
+                        "mem_sizes": generated.mem_sizes,
+                    })
+                }
+                GenFamily::Packed(cfg) => {
+                    // The text streams out while it is generated: into a temporary
+                    // file next to FILE, renamed only once the witness has passed the
+                    // checks, so a failed run leaves no partial instance behind.
+                    let tmp = out_path.map(|p| {
+                        let name = p.file_name().unwrap_or_default().to_string_lossy();
+                        p.with_file_name(format!(".{name}.partial-{}", std::process::id()))
+                    });
+                    let mut out = create_output(tmp.as_deref())?;
+                    let result = tmin::generate::generate_packed(&cfg, out.as_mut());
+                    drop(out);
+                    let p = match result {
+                        Ok(p) => p,
+                        Err(e) => {
+                            if let Some(t) = &tmp {
+                                let _ = std::fs::remove_file(t);
+                            }
+                            return Err(match e {
+                                PackedError::Config(m) => Failure::Usage(m),
+                                PackedError::Io(e) => io_failure(e),
+                                PackedError::Internal(m) => Failure::Internal(m),
+                            });
+                        }
+                    };
+                    if let (Some(t), Some(dest)) = (&tmp, out_path) {
+                        std::fs::rename(t, dest).map_err(|e| {
+                            let _ = std::fs::remove_file(t);
+                            Failure::Usage(format!("cannot create {}: {e}", dest.display()))
+                        })?;
+                    }
+                    if let Some(path) = &a.schedule {
+                        let g = tmin::graph::NodeGraph::new(
+                            &p.witness_instance,
+                            p.witness.choice.clone(),
+                        )
+                        .map_err(Failure::Internal)?;
+                        let w = create_output(Some(path))?;
+                        tmin::schedule::write_schedule(&g, &p.witness, w).map_err(io_failure)?;
+                    }
+                    json!({
+                        "family": "packed",
+                        "seed": cfg.seed,
+                        "ops": p.witness_instance.graph.n_ops(),
+                        "nodes": p.witness.start.len(),
+                        "witness_makespan": report::num(p.witness_makespan),
+                        "optimum": p.optimum,
+                        "mem_sizes": p.mem_sizes,
+                    })
+                }
+            };
             log::info!("generated {summary}");
+            if a.json {
+                writeln!(std::io::stdout().lock(), "{summary}").map_err(io_failure)?;
+            }
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Import {
@@ -675,7 +773,8 @@ fn read_start(
     Ok(Ok(sched))
 }
 
-fn gen_config(a: &GenArgs) -> Result<GenConfig, Failure> {
+fn gen_config(a: &GenArgs) -> Result<tmin::generate::GenFamily, Failure> {
+    use tmin::generate::{GenFamily, PackedConfig};
     let (nmin, nmax) = match a.nodes.split_once('-') {
         Some((x, y)) => (x.trim().parse::<u32>(), y.trim().parse::<u32>()),
         None => (a.nodes.trim().parse::<u32>(), a.nodes.trim().parse::<u32>()),
@@ -686,34 +785,95 @@ fn gen_config(a: &GenArgs) -> Result<GenConfig, Failure> {
             a.nodes
         )));
     };
-    let cores: Result<Vec<u32>, _> = a
-        .cores
+    let cores_text = a.cores.as_deref().unwrap_or(match a.family {
+        GenFamilyArg::Random => "2,4,4",
+        GenFamilyArg::Packed => "4",
+    });
+    let cores: Result<Vec<u32>, _> = cores_text
         .split(',')
         .map(|c| c.trim().parse::<u32>())
         .collect();
     let Ok(cores) = cores else {
         return Err(Failure::Usage(format!(
-            "--cores expects a comma-separated list of core counts, got '{}'",
-            a.cores
+            "--cores expects a comma-separated list of core counts, got '{cores_text}'"
         )));
     };
-    let cfg = GenConfig {
-        seed: a.seed,
-        ops: a.ops,
-        op_types: a.op_types,
-        shapes: a.shapes,
-        tilings: a.tilings,
-        nodes_min,
-        nodes_max,
-        width: a.width,
-        cores,
-        mem_types: a.mem_types,
-        tightness: a.tightness,
-        graphs: a.graphs,
-        unusable: a.unusable,
-        max_time: a.max_time,
-        density: a.density,
+    let not_for = |option: &str, family: &str, instead: &str| {
+        Failure::Usage(format!(
+            "{option} does not apply to --family {family}{instead}"
+        ))
     };
-    cfg.validate().map_err(Failure::Usage)?;
-    Ok(cfg)
+    match a.family {
+        GenFamilyArg::Random => {
+            if a.mem_factor.is_some() {
+                return Err(not_for(
+                    "--mem-factor",
+                    "random",
+                    " (it sizes the memories of --family packed; use --tightness)",
+                ));
+            }
+            let d = GenConfig::default();
+            let cfg = GenConfig {
+                seed: a.seed,
+                ops: a.ops,
+                op_types: a.op_types,
+                shapes: a.shapes.unwrap_or(d.shapes),
+                tilings: a.tilings,
+                nodes_min,
+                nodes_max,
+                width: a.width,
+                cores,
+                mem_types: a.mem_types,
+                tightness: a.tightness.unwrap_or(d.tightness),
+                graphs: a.graphs,
+                unusable: a.unusable.unwrap_or(d.unusable),
+                max_time: a.max_time,
+                density: a.density,
+            };
+            cfg.validate().map_err(Failure::Usage)?;
+            Ok(GenFamily::Random(cfg))
+        }
+        GenFamilyArg::Packed => {
+            if a.shapes.is_some() {
+                return Err(not_for(
+                    "--shapes",
+                    "packed",
+                    " (every op is its own group; its shape is its op id)",
+                ));
+            }
+            if a.tightness.is_some() {
+                return Err(not_for("--tightness", "packed", "; use --mem-factor"));
+            }
+            if a.unusable.is_some() {
+                return Err(not_for(
+                    "--unusable",
+                    "packed",
+                    " (every tiling is usable: they all share the op's work)",
+                ));
+            }
+            let &[cores] = cores.as_slice() else {
+                return Err(Failure::Usage(format!(
+                    "--cores: --family packed has one core type; give a single core count K \
+                     (e.g. --cores 8), got '{cores_text}'"
+                )));
+            };
+            let cfg = PackedConfig {
+                seed: a.seed,
+                ops: a.ops,
+                op_types: a.op_types,
+                tilings: a.tilings,
+                nodes_min,
+                nodes_max,
+                width: a.width,
+                cores,
+                mem_types: a.mem_types,
+                mem_factor: a.mem_factor.unwrap_or(PackedConfig::default().mem_factor),
+                graphs: a.graphs,
+                max_time: a.max_time,
+                density: a.density,
+            };
+            cfg.validate().map_err(Failure::Usage)?;
+            Ok(GenFamily::Packed(cfg))
+        }
+    }
 }

@@ -1,5 +1,9 @@
 //! Seeded random instances with a proven feasible schedule (`tmin gen`).
 //!
+//! Two families: `random` (this module: a random op library and op graph, memory
+//! sized between a serial and a greedy schedule) and `packed` ([`packed`]: instances
+//! whose optimum is known by construction). The rest of this doc is about `random`.
+//!
 //! What is drawn: a platform (core types `0..` with the given counts, memory types
 //! `0..`), an op library with one `AddOpInfo` per (op type `1..`, shape `16, 32, ...`,
 //! tiling `0..`), each a layered DAG of at most `width` nodes per layer, and an op
@@ -44,6 +48,48 @@ use crate::graph::NodeGraph;
 use crate::instance::{Instance, parse_reader};
 use crate::schedule::{self, Schedule};
 use crate::text::push_u64;
+
+pub mod packed;
+
+pub use packed::{Packed, PackedConfig, PackedError, generate_packed};
+
+/// The families, as `tmin gen --help` explains them (after the options).
+pub const FAMILIES_HELP: &str = "\
+Families:
+
+  random (default)  A random op library ((op type, shape) groups of --tilings layered
+      DAGs on the --cores core types) and a random op graph; memory sized by
+      --tightness between a memory-frugal serial schedule and a greedy one. Proven
+      feasible: a witness schedule passes the validator. Optimum unknown.
+      Not for random: --mem-factor.
+
+  packed  Instances whose optimum T is known by construction, at any size
+      (10^4..10^7 nodes). One core type with K cores (--cores K), --mem-types M >= 1.
+      The witness runs every core back to back from 0 to T (no idle time;
+      durations 1..=--max-time). Its nodes, in start order, are cut into --ops ops
+      of --nodes MIN-MAX nodes; op i is its own group (op type 1..=--op-types, shape
+      = op id) and belongs to graph i mod --graphs. Edges follow the witness's
+      time order (intra-op x -> y only when x ends before y starts; op edges a -> b,
+      about --density per op, only when a has ended when b starts). Every one of
+      the --tilings tilings of an op has the same total work (a different node
+      count, durations and layered DAG of at most --width per layer; the witness
+      uses a random one), so the core load bound ceil(work / K) = T holds for every
+      tiling choice and the witness reaches it: T is the optimum (`tmin bound`
+      reports it as \"core type 0 load\"). Memory sizes are ceil(--mem-factor x the
+      witness's peak under the hold rule), at least the largest single demand.
+      Not for packed: --shapes, --tightness, --unusable.
+
+Both families write the instance (-o), the witness (--schedule), and log the
+summary (RUST_LOG=info); --json prints it on stdout:
+  {\"family\", \"seed\", \"ops\", \"nodes\", \"witness_makespan\", \"optimum\", \"mem_sizes\"}
+(\"optimum\" is null for random).";
+
+/// The configuration of one generator family (`tmin gen --family`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum GenFamily {
+    Random(GenConfig),
+    Packed(PackedConfig),
+}
 
 /// Most nodes per subgraph (published limit: fewer than 10^4).
 pub const MAX_NODES_PER_SUBGRAPH: u32 = 9_999;
