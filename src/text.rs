@@ -296,8 +296,16 @@ impl<R: Read> Lexer<R> {
         }
         loop {
             item(self)?;
-            if self.expect_either(b',', b']', &format!("in {ctx}"))? == b']' {
-                return Ok(());
+            // The common case without building the error context.
+            match self.peek_token()? {
+                Some(b',') => self.bump(),
+                Some(b']') => {
+                    self.bump();
+                    return Ok(());
+                }
+                _ => {
+                    self.expect_either(b',', b']', &format!("in {ctx}"))?;
+                }
             }
         }
     }
@@ -310,7 +318,11 @@ impl<R: Read> Lexer<R> {
         ctx: &str,
         names: [(&str, bool); N],
     ) -> InputResult<[u64; N]> {
-        self.expect(b'[', &format!("to open an entry of {ctx}"))?;
+        if self.peek_token()? == Some(b'[') {
+            self.bump();
+        } else {
+            self.expect(b'[', &format!("to open an entry of {ctx}"))?;
+        }
         let mut out = [0u64; N];
         for (i, (name, small)) in names.iter().enumerate() {
             if i > 0 {
