@@ -242,6 +242,11 @@ struct GenArgs {
     /// Packed only.
     #[arg(long, value_name = "F")]
     mem_factor: Option<f64>,
+    /// Op edges reach back uniformly over the last R ended ops of their graph
+    /// (long-lived holds: the shape that traps greedy schedulers) instead of
+    /// mostly the last 4. Packed only.
+    #[arg(long, value_name = "R")]
+    reach: Option<u32>,
     /// Output file (default: stdout; '-' is stdout too).
     #[arg(short, long)]
     output: Option<PathBuf>,
@@ -805,6 +810,9 @@ fn gen_config(a: &GenArgs) -> Result<tmin::generate::GenFamily, Failure> {
     };
     match a.family {
         GenFamilyArg::Random => {
+            if a.reach.is_some() {
+                return Err(not_for("--reach", "random", ""));
+            }
             if a.mem_factor.is_some() {
                 return Err(not_for(
                     "--mem-factor",
@@ -871,6 +879,7 @@ fn gen_config(a: &GenArgs) -> Result<tmin::generate::GenFamily, Failure> {
                 graphs: a.graphs,
                 max_time: a.max_time,
                 density: a.density,
+                reach: a.reach,
             };
             cfg.validate().map_err(Failure::Usage)?;
             Ok(GenFamily::Packed(cfg))

@@ -113,6 +113,11 @@ pub struct PackedConfig {
     pub graphs: u32,
     pub max_time: u64,
     pub density: f64,
+    /// How far back op edges reach: `None` keeps them local (mostly among the
+    /// last 4 ended ops of the graph, some among the last 32); `Some(r)` draws
+    /// them uniformly among the last `r` ended ops, so sinks hold their memory
+    /// for long (the shape that traps greedy schedulers).
+    pub reach: Option<u32>,
 }
 
 impl Default for PackedConfig {
@@ -132,6 +137,7 @@ impl Default for PackedConfig {
             graphs: 1,
             max_time: 10,
             density: 1.5,
+            reach: None,
         }
     }
 }
@@ -478,20 +484,21 @@ fn build_witness(cfg: &PackedConfig) -> Result<Witness, String> {
             continue;
         }
         let want = whole + usize::from(rng.chance(frac));
-        // Recent ops of the graph that have ended: back until 32 are found, 64
-        // past the first one found, or 4096 (many cores, small ops: the most
-        // recent ops are still running).
+        // Recent ops of the graph that have ended: back until `keep` are found,
+        // `keep + 32` past the first one found, or 4096 + `keep` (many cores,
+        // small ops: the most recent ops are still running).
+        let keep = cfg.reach.map_or(32, |r| r.max(1) as usize);
         cands.clear();
         let mut first_found = None;
-        for d in 1..=p.min(4096) {
-            if first_found.is_some_and(|f| d > f + 64) {
+        for d in 1..=p.min(4096 + keep) {
+            if first_found.is_some_and(|f| d > f + keep + 32) {
                 break;
             }
             let a = b - d * graphs;
             if last_end[a] <= b_start {
                 first_found.get_or_insert(d);
                 cands.push(a);
-                if cands.len() == 32 {
+                if cands.len() == keep {
                     break;
                 }
             }
@@ -499,7 +506,11 @@ fn build_witness(cfg: &PackedConfig) -> Result<Witness, String> {
         picks.clear();
         for _ in 0..want.min(cands.len()) {
             for _attempt in 0..4 {
-                let window = if rng.chance(0.8) { 4 } else { 32 };
+                let window = match cfg.reach {
+                    Some(_) => cands.len(),
+                    None if rng.chance(0.8) => 4,
+                    None => 32,
+                };
                 let q = cands[rng.below(cands.len().min(window) as u64) as usize];
                 if !picks.contains(&q) {
                     picks.push(q);
@@ -548,7 +559,7 @@ impl Sub {
 
     /// The witness's subgraph of op `op`: its nodes in start order, edges only from
     /// a node that has ended to one that starts.
-    fn draw_witness(&mut self, rng: &mut Rng, w: &Witness, op: usize) {
+    fn draw_witness(&mut self, rng: &mut Rng, w: &Witness, op: usize, uniform: bool) {
         let base = w.op_base[op] as usize;
         let n = w.op_base[op + 1] as usize - base;
         self.dur.extend_from_slice(&w.dur[base..base + n]);
@@ -576,7 +587,9 @@ impl Sub {
             }
             let want = (1 + rng.below(3) as usize).min(self.cands.len());
             self.picks.clear();
+            // With `--reach`, edges cross cores as freely as ops do.
             if let Some(p) = same_core
+                && !uniform
                 && rng.chance(0.85)
             {
                 self.picks.push(p);
@@ -584,7 +597,11 @@ impl Sub {
             let mut attempts = 0;
             while self.picks.len() < want && attempts < 8 {
                 attempts += 1;
-                let window = if rng.chance(0.9) { 6 } else { self.cands.len() };
+                let window = if !uniform && rng.chance(0.9) {
+                    6
+                } else {
+                    self.cands.len()
+                };
                 let q = self.cands[rng.below(self.cands.len().min(window) as u64) as usize];
                 if !self.picks.contains(&q) {
                     self.picks.push(q);
@@ -647,7 +664,14 @@ impl Sub {
     }
 
     /// Each node demands 0-2 distinct memory types, sizes `1..=demand_scale(m)`.
-    fn draw_demands(&mut self, rng: &mut Rng, n: u64, n_mem: usize, max_demand: &mut [u64]) {
+    fn draw_demands(
+        &mut self,
+        rng: &mut Rng,
+        n: u64,
+        n_mem: usize,
+        max_demand: &mut [u64],
+        heavy: bool,
+    ) {
         let most = n_mem.min(2) as u64;
         for v in 0..n as u32 {
             let cnt = rng.below(most + 1) as usize;
@@ -657,7 +681,11 @@ impl Sub {
                 let j = i + rng.below((n_mem - i) as u64) as usize;
                 self.perm.swap(i, j);
                 let m = self.perm[i];
-                let size = rng.range(1, demand_scale(m as usize));
+                let mut size = rng.range(1, demand_scale(m as usize));
+                // Heavy tails: a few large tensors dominate what is held.
+                if heavy && rng.chance(0.05) {
+                    size *= 64;
+                }
                 max_demand[m as usize] = max_demand[m as usize].max(size);
                 self.mem.push((v, m, size));
             }
@@ -769,7 +797,7 @@ impl<'a> Emitter<'a> {
                     // Pass 1 needs only the other tilings' demands (separate streams).
                     if emit {
                         if k == kept {
-                            self.sub.draw_witness(&mut rng, w, op);
+                            self.sub.draw_witness(&mut rng, w, op, self.cfg.reach.is_some());
                         } else {
                             self.sub.draw_other(&mut rng, self.cfg, work, n);
                         }
@@ -782,7 +810,13 @@ impl<'a> Emitter<'a> {
                         }
                     }
                     self.sub
-                        .draw_demands(&mut demand_rng, n, n_mem, &mut self.max_demand);
+                        .draw_demands(
+                            &mut demand_rng,
+                            n,
+                            n_mem,
+                            &mut self.max_demand,
+                            self.cfg.reach.is_some(),
+                        );
                     if emit {
                         self.sub.emit(out, w.op_type[op], op as u64 + 1, k);
                     }

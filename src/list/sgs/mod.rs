@@ -323,6 +323,19 @@ struct Pass<'m, 'g, 'a> {
     blocked: Vec<(u64, Reverse<u32>)>,
     /// The memory type that failed the last `fits` (for deadlock reports).
     short_of: Option<TypeIdx>,
+    /// With `short_of`: the usage of that type at or below which the set would
+    /// fit (None: never, alone).
+    short_thr: Option<u128>,
+    /// A joint group tried by `try_groups_for` lacked cores (not memory).
+    group_lacked_cores: bool,
+    /// Memory parking: ready nodes that do not fit memory, per type, keyed by
+    /// the usage at or below which they would (max-heap), with a generation
+    /// tag; `mem_park[v]` is that tag while v is parked, else 0.
+    mem_wait: Vec<BinaryHeap<(u128, u8, Reverse<u32>)>>,
+    mem_park: Vec<u8>,
+    /// Parked nodes that cannot fit alone whatever is released.
+    mem_never: Vec<(u8, u32)>,
+    park_gen: u8,
     /// Serial pass: the op and memory type that stopped it.
     blocked_at: Option<(u32, TypeIdx)>,
 }
@@ -395,6 +408,12 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
             cores_need: vec![0; md.core_count.len()],
             blocked: Vec::new(),
             short_of: None,
+            short_thr: None,
+            group_lacked_cores: false,
+            mem_wait: (0..md.n_mem).map(|_| BinaryHeap::new()).collect(),
+            mem_park: if heaps { vec![0; n] } else { Vec::new() },
+            mem_never: Vec::new(),
+            park_gen: 0,
             blocked_at: None,
         }
     }
@@ -484,7 +503,11 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
         }
         // Failed tries are counted per instant, over all rounds of this loop.
         self.tries_left.iter_mut().for_each(|x| *x = MEMORY_TRIES);
+        if self.running.is_empty() && self.guard.is_none() {
+            self.wake_all();
+        }
         loop {
+            self.wake_on_memory();
             let mut progress = false;
             if self.guard.is_some() {
                 progress |= self.in_order_phase(t);
@@ -546,6 +569,66 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
                 } else {
                     self.ready[self.md.g.core[v as usize] as usize].push(item);
                 }
+            }
+        }
+    }
+
+    /// Parks ready node `v`, short of memory type `m`, until the usage of `m`
+    /// drops to `thr` (None: until its own start would release more).
+    fn park_memory(&mut self, v: u32, m: TypeIdx, thr: Option<u128>) {
+        self.park_gen = self.park_gen.wrapping_add(1).max(1);
+        self.mem_park[v as usize] = self.park_gen;
+        match thr {
+            Some(thr) => self.mem_wait[m as usize].push((thr, self.park_gen, Reverse(v))),
+            None => self.mem_never.push((self.park_gen, v)),
+        }
+    }
+
+    /// Back to its ready heap: a parked node whose wait may be over.
+    fn wake(&mut self, v: u32) {
+        if self.mem_park.get(v as usize).is_none_or(|&p| p == 0) {
+            return;
+        }
+        self.mem_park[v as usize] = 0;
+        if self.state[v as usize] != READY {
+            return;
+        }
+        let item = (self.key[v as usize], Reverse(v));
+        if self.md.g.dur[v as usize] == 0 {
+            self.ready_zero.push(item);
+        } else {
+            self.ready[self.md.g.core[v as usize] as usize].push(item);
+        }
+    }
+
+    /// Wakes the nodes parked on memory that the current usage admits.
+    fn wake_on_memory(&mut self) {
+        for m in 0..self.mem_wait.len() {
+            while let Some(&(thr, tag, Reverse(v))) = self.mem_wait[m].peek() {
+                if thr < self.usage[m] {
+                    break;
+                }
+                self.mem_wait[m].pop();
+                if self.mem_park[v as usize] == tag {
+                    self.wake(v);
+                }
+            }
+        }
+    }
+
+    /// Parallel mode with nothing running: every parked node gets another try
+    /// (a deadlock is declared only when none can start).
+    fn wake_all(&mut self) {
+        for m in 0..self.mem_wait.len() {
+            for (_, tag, Reverse(v)) in std::mem::take(&mut self.mem_wait[m]) {
+                if self.mem_park[v as usize] == tag {
+                    self.wake(v);
+                }
+            }
+        }
+        for (tag, v) in std::mem::take(&mut self.mem_never) {
+            if self.mem_park[v as usize] == tag {
+                self.wake(v);
             }
         }
     }
@@ -664,11 +747,17 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
                 }
                 Err(Refusal::Guard(k)) => self.parked.push(Reverse((k as u32, v))),
                 Err(Refusal::Memory) => {
+                    let (m, thr) = (self.short_of, self.short_thr);
                     if self.try_groups_for(v, t) {
                         progress = true;
                         continue;
                     }
-                    blocked.push(item);
+                    match m {
+                        // Short of memory alone and in every group: wait until
+                        // enough is released (or v's own start would release more).
+                        Some(m) if !self.group_lacked_cores => self.park_memory(v, m, thr),
+                        _ => blocked.push(item),
+                    }
                 }
             }
             if exhaustive {
@@ -730,6 +819,7 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
                 self.cores_need[g.core[v as usize] as usize] += 1;
             }
         }
+        self.short_of = None;
         for (c, &need) in self.cores_need.iter().enumerate() {
             if need as usize > self.cores[c].free() {
                 return false;
@@ -789,6 +879,8 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
         for m in 0..md.n_mem {
             if self.usage[m] + self.delta_acq[m] > md.caps[m] + self.delta_rel[m] {
                 self.short_of = Some(m as TypeIdx);
+                // The most memory in use with which this set fits.
+                self.short_thr = (md.caps[m] + self.delta_rel[m]).checked_sub(self.delta_acq[m]);
                 return false;
             }
         }
@@ -800,6 +892,7 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
     fn try_groups_for(&mut self, v: u32, t: u128) -> bool {
         let md = self.md;
         let g = md.g;
+        self.group_lacked_cores = false;
         if md.memory_is_loose() {
             return false;
         }
@@ -853,8 +946,13 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
         }
         groups.sort_by_key(|grp| grp.len());
         for grp in groups {
-            if grp.iter().all(|&s| self.state[s as usize] == READY) && self.try_set(&grp, t) {
-                return true;
+            if grp.iter().all(|&s| self.state[s as usize] == READY) {
+                if self.try_set(&grp, t) {
+                    return true;
+                }
+                if self.short_of.is_none() {
+                    self.group_lacked_cores = true;
+                }
             }
         }
         false
@@ -898,6 +996,13 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
                     self.ent_wait[ex] -= 1;
                     if self.ent_wait[ex] == 0 && self.state[x as usize] == ENDED && self.held[ex] {
                         self.release(x, ex);
+                    } else if self.ent_wait[ex] == 1 && self.held[ex] && !self.mem_park.is_empty() {
+                        // The last pending successor now releases x: worth a try.
+                        for y in g.intra_succs(x) {
+                            if g.demand(y, m) > 0 && self.mem_park[y as usize] != 0 {
+                                self.wake(y);
+                            }
+                        }
                     }
                 }
             }
@@ -905,6 +1010,15 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
                 for &pa in g.op_preds(op) {
                     if let Some(kk) = md.opm_index(pa, m) {
                         self.opm_left[kk] -= 1;
+                        if self.opm_left[kk] == 1 && !self.mem_park.is_empty() {
+                            for &b in g.op_succs(pa) {
+                                for y in g.sources(b) {
+                                    if self.mem_park[y as usize] != 0 && g.demand(y, m) > 0 {
+                                        self.wake(y);
+                                    }
+                                }
+                            }
+                        }
                         if self.opm_left[kk] == 0 {
                             for x in g.sinks(pa) {
                                 if let Some(ex) = md.entry(x, m)
