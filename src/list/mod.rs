@@ -19,6 +19,7 @@ pub mod repair;
 pub mod search;
 pub mod sgs;
 pub mod tiling;
+pub mod tiling_search;
 
 use std::time::Instant;
 
@@ -104,23 +105,6 @@ fn stuck_note(inst: &Instance, d: &sgs::Deadlock) -> String {
     )
 }
 
-/// A 64-bit hash of a tiling choice (a collision only skips one evaluation).
-fn fingerprint(choice: &[u32]) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    choice.hash(&mut h);
-    h.finish()
-}
-
-/// Evaluates one tiling choice quickly: the deterministic rules and a little
-/// forward-backward. Returns the best found.
-fn evaluate(inst: &Instance, choice: Vec<u32>, target: u64, deadline: &Deadline) -> Option<Found> {
-    let g = NodeGraph::new(inst, choice).ok()?;
-    let mut s = Searcher::new(&g);
-    s.deterministic(target, deadline);
-    s.best
-}
-
 /// The list-scheduling engine.
 pub fn solve(inst: &Instance, opts: &SolveOptions) -> SolveResult {
     let t0 = Instant::now();
@@ -149,6 +133,7 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
     let mut choice = initial_choice(inst);
     let mut best: Option<Found> = None;
     let mut pass_seconds = 0.0;
+    let mut free_stats: search::FreeStats = Default::default();
     for (label, c) in [
         ("shortest-path tilings", choice.clone()),
         ("memory-lean tilings", lean_choice(inst)),
@@ -162,11 +147,15 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
             }
         };
         let mut s = Searcher::new(&g);
-        s.deterministic(lb, &deadline);
+        // A share of the time: the tiling search and sampling gain more on
+        // large graphs than the last rules; but a first schedule in any case.
+        s.deterministic(lb, &deadline.share(0.35));
+        s.ensure_schedule(&deadline);
+        free_stats = s.free_stats();
         pass_seconds = t.elapsed().as_secs_f64() / s.passes.max(1) as f64;
         if s.deadlocks > 0 {
             notes.push(format!(
-                "{label}: {} of {} parallel passes deadlocked on memory and were redone guarded",
+                "{label}: {} unguarded attempts deadlocked on memory in {} passes (the pass then went on in a narrower or guarded mode)",
                 s.deadlocks, s.passes
             ));
         }
@@ -211,7 +200,6 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
             inst,
             lean_choice(inst),
             &flexible,
-            lb,
             &deadline.share(0.5),
             &mut rng,
             &progress,
@@ -250,112 +238,26 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
     // 2. Tiling local search, when there is a choice and time for it.
     let patience = opts.list_patience.unwrap_or(usize::MAX);
     if !flexible.is_empty() && best.makespan > lb {
-        let search = deadline.share(0.5);
-        let mut moves = 0usize;
-        let mut improved = 0usize;
-        let mut stalled = 0usize;
-        // (op, tiling) -> (moves that found no schedule at all, moves that did).
-        let mut outcome: std::collections::HashMap<(u32, u32), (u32, u32)> =
-            std::collections::HashMap::new();
-        // Evaluation is deterministic: a choice seen before is not evaluated
-        // again, and when draws keep hitting seen choices the neighbourhood is
-        // exhausted (small instances: one op with two alternatives would
-        // otherwise be evaluated thousands of times).
-        let mut seen: std::collections::HashSet<u64> = std::collections::HashSet::new();
-        seen.insert(fingerprint(&choice));
-        let neighbourhood: usize = flexible
-            .iter()
-            .map(|&op| inst.usable_tilings(op).count() - 1)
-            .sum();
-        let mut repeats = 0usize;
-        let mut width = 1usize;
-        while !search.expired()
-            && best.makespan > lb
-            // Tiling moves change the graph: improvements come late, so the
-            // search stops only when the later half of its moves found none.
-            && stalled < patience.max(moves / 2)
-            && search.remaining().as_secs_f64() > 2.0 * pass_seconds * 6.0
-        {
-            let mut cand = choice.clone();
-            let (mut op, mut t) = (0, 0);
-            for _ in 0..width {
-                op = flexible[rng.below(flexible.len())];
-                t = tiling::other_tiling(inst, op, choice[op as usize], &mut rng);
-                cand[op as usize] = t;
-            }
-            if !seen.insert(fingerprint(&cand)) {
-                repeats += 1;
-                // Every single move seen: pairs of moves; every pair seen: done.
-                if repeats > 4 * neighbourhood.saturating_pow(width as u32) + 20 {
-                    if width == 2 {
-                        break;
-                    }
-                    width = 2;
-                    repeats = 0;
-                }
-                continue;
-            }
-            repeats = 0;
-            moves += 1;
-            progress.tick(|| {
-                format!(
-                    "list: tiling search, {moves} moves, best {}, bound {lb}",
-                    best.makespan
-                )
-            });
-            let found = evaluate(inst, cand.clone(), lb, &search);
-            // Outcomes are attributed to a tiling only for single moves.
-            if width == 1 {
-                let o = outcome.entry((op, t)).or_default();
-                if found.is_some() {
-                    o.1 += 1;
-                } else if !search.expired() {
-                    o.0 += 1;
-                }
-            }
-            if !matches!(&found, Some(f) if f.makespan < best.makespan) {
-                stalled += 1;
-            }
-            if let Some(f) = found
-                && f.makespan <= best.makespan
-            {
-                if f.makespan < best.makespan {
-                    improved += 1;
-                    stalled = 0;
-                    width = 1;
-                }
-                choice = cand;
-                best = f;
-                best.how = format!("tiling move {moves}, {}", best.how);
-            }
-        }
-        notes.push(format!(
-            "tiling search: {moves} moves over {} flexible ops, {improved} improvements",
-            flexible.len()
-        ));
-        // Tilings that never led to a schedule: report them (the exact engines
-        // can prove whether they are infeasible).
-        let mut never: Vec<(u32, u32, u32)> = outcome
-            .iter()
-            .filter(|&(_, &(fail, ok))| fail > 0 && ok == 0)
-            .map(|(&(op, t), &(fail, _))| (op, t, fail))
-            .collect();
-        never.sort_unstable();
-        for &(op, t, fail) in never.iter().take(10) {
-            notes.push(format!(
-                "op {} tiling {}: no legal schedule found with it ({fail} tries; memory)",
-                inst.graph.ops[op as usize].id, inst.library.tilings[t as usize].id
-            ));
-        }
-        if never.len() > 10 {
-            notes.push(format!("... and {} more such tilings", never.len() - 10));
-        }
+        let out = tiling_search::improve(
+            inst,
+            &flexible,
+            (choice, best),
+            lb,
+            free_stats,
+            patience,
+            pass_seconds,
+            &deadline.share(0.5),
+            &mut rng,
+            &progress,
+        );
+        (choice, best) = out.best;
+        notes.extend(out.notes);
     }
 
     // 3. Sampling and forward-backward on the final choice.
     if best.makespan > lb && !deadline.expired() {
         let g = NodeGraph::new(inst, choice.clone()).expect("built before");
-        let mut s = Searcher::new(&g);
+        let mut s = Searcher::with_stats(&g, free_stats);
         s.best = Some(best.clone());
         s.forward_backward(3, lb, &deadline);
         s.sample(&mut rng, lb, &deadline, patience, &progress);

@@ -1,11 +1,13 @@
 //! Feasibility repair of a tiling choice. With tight memory, whether any
 //! schedule exists depends on the tilings more than on the order: a tiling
 //! whose sinks hold much memory can make every order deadlock, while another
-//! tiling of the same op leaves room. When the shortest-path and memory-lean
-//! choices both deadlock on every rung of the ladder, this walk changes the
-//! tilings of the ops that held memory at the deadlock (the ones to blame),
-//! keeps a change when the scheme gets at least as far as before (nodes started
-//! before the deadlock), and restarts from a random choice when it stalls.
+//! tiling of the same op leaves room. When neither the shortest-path nor the
+//! memory-lean choice fits memory even one node at a time in a frugal order,
+//! this walk changes the tilings of the ops to blame (those holding memory
+//! when the serial pass got stuck, and the op it could not start), keeps a
+//! change when the serial pass gets at least as far as before (nodes started),
+//! and restarts from a random choice when it stalls. Each try is one serial
+//! pass (`Searcher::first_schedule`); the engine improves the choice found.
 
 use crate::graph::NodeGraph;
 use crate::instance::Instance;
@@ -31,21 +33,25 @@ enum Outcome {
     Stuck { started: usize, holding: Vec<u32> },
 }
 
-fn try_choice(inst: &Instance, choice: &[u32], target: u64, deadline: &Deadline) -> Outcome {
+fn try_choice(inst: &Instance, choice: &[u32], deadline: &Deadline) -> Outcome {
     let Ok(g) = NodeGraph::new(inst, choice.to_vec()) else {
         return Outcome::Stuck {
             started: 0,
             holding: Vec::new(),
         };
     };
+    // Feasibility is the question here: the frugal serial schedule answers it
+    // in one pass; the caller improves the choice that passes.
     let mut s = Searcher::new(&g);
-    s.deterministic(target, deadline);
+    s.first_schedule(deadline);
     match s.best {
         Some(f) => Outcome::Found(f),
         None => {
-            let (started, holding) = s
-                .last_deadlock
-                .map_or((0, Vec::new()), |d| (d.started, d.holding_ops));
+            let (started, holding) = s.last_deadlock.map_or((0, Vec::new()), |d| {
+                let mut blame = d.holding_ops;
+                blame.extend(d.blocked.map(|(op, _)| op));
+                (d.started, blame)
+            });
             Outcome::Stuck { started, holding }
         }
     }
@@ -57,7 +63,6 @@ pub fn feasible_choice(
     inst: &Instance,
     start: Vec<u32>,
     flexible: &[u32],
-    target: u64,
     deadline: &Deadline,
     rng: &mut Rng,
     progress: &Progress,
@@ -89,7 +94,7 @@ pub fn feasible_choice(
     let group_moves_in_8 = if flexible.len() > 64 * groups { 7 } else { 4 };
     let mut cur = start;
     out.tries = 1;
-    let (mut cur_started, mut cur_holding) = match try_choice(inst, &cur, target, deadline) {
+    let (mut cur_started, mut cur_holding) = match try_choice(inst, &cur, deadline) {
         Outcome::Found(f) => {
             out.found = Some((cur, f));
             return out;
@@ -145,7 +150,7 @@ pub fn feasible_choice(
                 }
             }
         }
-        match try_choice(inst, &cand, target, deadline) {
+        match try_choice(inst, &cand, deadline) {
             Outcome::Found(f) => {
                 out.found = Some((cand, f));
                 return out;

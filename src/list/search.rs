@@ -20,6 +20,23 @@ use super::frugal;
 use super::priority::{self, Paths, Rng, Rule, keys, perturb};
 use super::sgs::{self, Deadlock, Guide, Mode, Model, Stop};
 
+/// The unguarded modes, tried in this order before a guarded pass: fewer ops
+/// in flight deadlock less often and keep more parallelism than the guard.
+const FREE_MODES: [Mode<'static>; 3] = [Mode::Parallel, Mode::Window(8), Mode::Window(2)];
+
+fn mode_name(m: Mode) -> String {
+    match m {
+        Mode::Parallel => "parallel".into(),
+        Mode::Window(k) => format!("window {k}"),
+        Mode::Guarded(_) => "guarded".into(),
+    }
+}
+
+/// Per unguarded mode (`FREE_MODES`): passes that succeeded, deadlocked, and
+/// were considered. Carried from one tiling choice to the next: whether
+/// memory traps greedy passes changes little with a few tilings.
+pub type FreeStats = [(usize, usize, usize); 3];
+
 /// Searches schedules for one tiling choice.
 pub struct Searcher<'g, 'a> {
     g: &'g NodeGraph<'a>,
@@ -30,8 +47,8 @@ pub struct Searcher<'g, 'a> {
     guide_kind: String,
     /// Both frugal orders ran out of memory serially (tried once).
     no_guide: bool,
-    parallel_ok: usize,
-    parallel_failed: usize,
+    /// Per unguarded mode: (succeeded, deadlocked, asked).
+    free_stats: FreeStats,
     pub best: Option<Found>,
     pub passes: usize,
     /// Passes whose parallel attempt deadlocked on memory.
@@ -56,14 +73,26 @@ impl<'g, 'a> Searcher<'g, 'a> {
             guide: None,
             guide_kind: String::new(),
             no_guide: false,
-            parallel_ok: 0,
-            parallel_failed: 0,
+            free_stats: [(0, 0, 0); 3],
             best: None,
             passes: 0,
             deadlocks: 0,
             last_deadlock: None,
             timed_out: false,
         }
+    }
+
+    /// A searcher that starts with what earlier searches learned about the
+    /// unguarded modes.
+    pub fn with_stats(g: &'g NodeGraph<'a>, stats: FreeStats) -> Self {
+        let mut s = Searcher::new(g);
+        s.free_stats = stats;
+        s
+    }
+
+    /// What this search learned about the unguarded modes.
+    pub fn free_stats(&self) -> FreeStats {
+        self.free_stats
     }
 
     fn rule_keys(&mut self, rule: Rule) -> Vec<u64> {
@@ -155,35 +184,55 @@ impl<'g, 'a> Searcher<'g, 'a> {
         }
     }
 
-    /// Whether a parallel pass is worth trying: memory cannot bind, or
-    /// parallel passes succeed often enough (one in five) to pay for the
-    /// deadlocked ones; the first few are always tried.
-    fn parallel_worth_it(&self) -> bool {
-        self.md.memory_is_loose()
-            || self.parallel_failed < 3
-            || self.parallel_failed <= 4 * self.parallel_ok
+    /// Whether an unguarded pass in mode `i` of `FREE_MODES` is worth
+    /// trying: memory cannot bind, or that mode succeeds often enough (one
+    /// in five) to pay for its deadlocked passes; the first few are always
+    /// tried, `eager` ones (forward-backward: keys from a good schedule,
+    /// which succeed far more often and gain most) every other time, the
+    /// others every eighth.
+    fn free_worth_it(&mut self, i: usize, eager: bool) -> bool {
+        let (ok, failed, asked) = &mut self.free_stats[i];
+        *asked += 1;
+        *failed < 3
+            || *failed <= 4 * *ok
+            || (eager && asked.is_multiple_of(2))
+            || asked.is_multiple_of(8)
     }
 
-    /// One pass with `key`: parallel when worth it, else (or when it
-    /// deadlocks) guarded. Returns its makespan.
+    /// One pass with `key`: unguarded modes when worth it, else (or when they
+    /// deadlock) guarded. Returns its makespan.
     pub fn offer(&mut self, key: &[u64], how: &str, deadline: &Deadline) -> Option<u64> {
+        self.offer_as(key, how, false, deadline)
+    }
+
+    /// `offer`; `eager`: try the unguarded modes more often (see `free_worth_it`).
+    fn offer_as(&mut self, key: &[u64], how: &str, eager: bool, deadline: &Deadline) -> Option<u64> {
         if deadline.expired() {
             return None;
         }
         self.passes += 1;
-        if self.parallel_worth_it() {
-            match sgs::run(&self.md, key, Mode::Parallel, deadline) {
+        let loose = self.md.memory_is_loose();
+        for (i, &mode) in FREE_MODES.iter().enumerate() {
+            if loose && i > 0 {
+                break; // the parallel mode cannot deadlock
+            }
+            if !loose && !self.free_worth_it(i, eager) {
+                continue;
+            }
+            match sgs::run(&self.md, key, mode, deadline) {
                 Ok(s) => {
-                    self.parallel_ok += 1;
-                    return Some(self.consider(s, format!("pass {} ({how})", self.passes)));
+                    self.free_stats[i].0 += 1;
+                    let how = format!("pass {} ({how}, {})", self.passes, mode_name(mode));
+                    return Some(self.consider(s, how));
                 }
                 Err(Stop::Deadlock(d)) => {
                     log::debug!(
-                        "parallel pass ({how}) deadlocked at t={} after {} starts",
+                        "{} pass ({how}) deadlocked at t={} after {} starts",
+                        mode_name(mode),
                         d.time,
                         d.started
                     );
-                    self.parallel_failed += 1;
+                    self.free_stats[i].1 += 1;
                     self.deadlocks += 1;
                     self.last_deadlock = Some(d);
                 }
@@ -253,6 +302,35 @@ impl<'g, 'a> Searcher<'g, 'a> {
         }
     }
 
+    /// When no schedule is known yet (a time share ran out before one), the
+    /// cheapest way to one: the guide's serial schedule, or one pass.
+    pub fn ensure_schedule(&mut self, deadline: &Deadline) {
+        if self.best.is_some() {
+            return;
+        }
+        self.timed_out = false;
+        if !self.md.memory_is_loose() {
+            self.first_schedule(deadline);
+        }
+        if self.best.is_none() && !self.no_guide {
+            let k = self.rule_keys(Rule::Lrp);
+            self.offer(&k, Rule::Lrp.name(), deadline);
+        }
+    }
+
+    /// A quick evaluation of this tiling choice: the guide's serial schedule
+    /// where memory can bind, one pass of `rule`, two forward-backward rounds.
+    pub fn quick(&mut self, rule: Rule, target: u64, deadline: &Deadline) {
+        if !self.md.memory_is_loose() && !self.first_schedule(deadline) && self.timed_out {
+            return;
+        }
+        let k = self.rule_keys(rule);
+        self.offer(&k, rule.name(), deadline);
+        if !self.reached(target) && !deadline.expired() {
+            self.forward_backward(2, target, deadline);
+        }
+    }
+
     /// Up to `rounds` forward-backward improvements of the best schedule.
     pub fn forward_backward(&mut self, rounds: usize, target: u64, deadline: &Deadline) {
         for _ in 0..rounds {
@@ -263,7 +341,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
             if !self.md.memory_is_loose() {
                 self.guide_from_best(deadline);
             }
-            self.offer(&back, "forward-backward", deadline);
+            self.offer_as(&back, "forward-backward", true, deadline);
             if self.reached(target) || deadline.expired() {
                 return;
             }

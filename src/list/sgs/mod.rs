@@ -55,6 +55,9 @@ pub enum Mode<'a> {
     Parallel,
     /// Parallel starts that keep the guide's serial completion feasible.
     Guarded(&'a Guide),
+    /// Parallel, with at most this many ops in flight (started or admitted,
+    /// not all nodes ended): fewer holders at once. Can deadlock, less often.
+    Window(u32),
 }
 
 /// Why a pass produced no schedule.
@@ -270,6 +273,55 @@ impl Cores {
 
 type Ready = BinaryHeap<(u64, Reverse<u32>)>;
 
+const NONE: u32 = u32::MAX;
+
+/// Op admission of the window mode. A ready node of an op not yet admitted
+/// either admits it (a slot is free) or waits in its op's list; when an op's
+/// last node ends, the waiting op with the highest key is admitted and its
+/// nodes return to the ready heaps. O(1) per wait, O(log n) per admission.
+struct Window {
+    limit: u32,
+    in_flight: u32,
+    /// Per op: 0 not admitted, 1 admitted, 2 all nodes ended.
+    state: Vec<u8>,
+    ended: Vec<u32>,
+    /// Per op: first waiting node; per node: the next one.
+    head: Vec<u32>,
+    next: Vec<u32>,
+    queue: BinaryHeap<(u64, Reverse<u32>)>,
+}
+
+impl Window {
+    fn new(g: &NodeGraph, limit: u32) -> Self {
+        Window {
+            limit,
+            in_flight: 0,
+            state: vec![0; g.n_ops()],
+            ended: vec![0; g.n_ops()],
+            head: vec![NONE; g.n_ops()],
+            next: vec![NONE; g.n_nodes()],
+            queue: BinaryHeap::new(),
+        }
+    }
+    fn admit(&mut self, op: u32) {
+        if self.state[op as usize] == 0 {
+            self.state[op as usize] = 1;
+            self.in_flight += 1;
+        }
+    }
+    /// Ops of `set` not yet admitted, counted (sets are small).
+    fn new_ops(&self, g: &NodeGraph, set: &[u32]) -> u32 {
+        let mut ops: Vec<u32> = set
+            .iter()
+            .map(|&v| g.node_op[v as usize])
+            .filter(|&o| self.state[o as usize] == 0)
+            .collect();
+        ops.sort_unstable();
+        ops.dedup();
+        ops.len() as u32
+    }
+}
+
 /// Why a set of nodes cannot start now.
 enum Refusal {
     /// Cores or memory (this instant's state).
@@ -336,6 +388,8 @@ struct Pass<'m, 'g, 'a> {
     /// Parked nodes that cannot fit alone whatever is released.
     mem_never: Vec<(u8, u32)>,
     park_gen: u8,
+    stats: (usize, usize),
+    window: Option<Window>,
     /// Serial pass: the op and memory type that stopped it.
     blocked_at: Option<(u32, TypeIdx)>,
 }
@@ -343,10 +397,13 @@ struct Pass<'m, 'g, 'a> {
 /// Runs one pass. `key[v]`: higher starts first. Returns the schedule, or why none.
 pub fn run(md: &Model, key: &[u64], mode: Mode, deadline: &Deadline) -> Result<Schedule, Stop> {
     let guard = match mode {
-        Mode::Parallel => None,
+        Mode::Parallel | Mode::Window(_) => None,
         Mode::Guarded(gd) => Some(gd.guard()),
     };
     let mut p = Pass::new(md, key, guard, None);
+    if let Mode::Window(k) = mode {
+        p.window = Some(Window::new(md.g, k.max(1)));
+    }
     p.execute(deadline)
 }
 
@@ -414,6 +471,8 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
             mem_park: if heaps { vec![0; n] } else { Vec::new() },
             mem_never: Vec::new(),
             park_gen: 0,
+            stats: (0, 0),
+            window: None,
             blocked_at: None,
         }
     }
@@ -455,6 +514,7 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
                 self.finish(v);
             }
         }
+        log::trace!("pass stats (guard refusals, memory refusals): {:?}", self.stats);
         Ok(Schedule {
             choice: g.choice.clone(),
             start: std::mem::take(&mut self.start),
@@ -570,6 +630,48 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
                     self.ready[self.md.g.core[v as usize] as usize].push(item);
                 }
             }
+        }
+    }
+
+    /// Window mode: when op `op` has ended entirely, the best waiting op is
+    /// admitted and its waiting nodes return to the ready heaps.
+    fn window_op_ended(&mut self, op: u32) {
+        let Some(w) = &mut self.window else { return };
+        w.ended[op as usize] += 1;
+        if w.ended[op as usize] as usize != self.md.g.op_nodes(op).len() {
+            return;
+        }
+        w.state[op as usize] = 2;
+        w.in_flight -= 1;
+        loop {
+            let Some(w) = &mut self.window else { return };
+            if w.in_flight >= w.limit {
+                return;
+            }
+            let Some((_, Reverse(next))) = w.queue.pop() else { return };
+            if w.state[next as usize] == 0 && w.head[next as usize] != NONE {
+                self.admit_op(next);
+            }
+        }
+    }
+
+    /// Window mode: admits `op` (if not yet) and returns its waiting nodes to
+    /// the ready heaps.
+    fn admit_op(&mut self, op: u32) {
+        let Some(w) = &mut self.window else { return };
+        w.admit(op);
+        let mut v = std::mem::replace(&mut w.head[op as usize], NONE);
+        while v != NONE {
+            let nv = self.window.as_ref().map_or(NONE, |w| w.next[v as usize]);
+            if self.state[v as usize] == READY {
+                let item = (self.key[v as usize], Reverse(v));
+                if self.md.g.dur[v as usize] == 0 {
+                    self.ready_zero.push(item);
+                } else {
+                    self.ready[self.md.g.core[v as usize] as usize].push(item);
+                }
+            }
+            v = nv;
         }
     }
 
@@ -740,13 +842,32 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
             if self.state[v as usize] != READY {
                 continue; // started earlier as part of a group
             }
+            if let Some(w) = &mut self.window {
+                let op = self.md.g.node_op[v as usize];
+                if w.state[op as usize] == 0 {
+                    if w.in_flight < w.limit {
+                        self.admit_op(op);
+                    } else {
+                        if w.head[op as usize] == NONE {
+                            w.queue.push((item.0, Reverse(op)));
+                        }
+                        w.next[v as usize] = w.head[op as usize];
+                        w.head[op as usize] = v;
+                        continue;
+                    }
+                }
+            }
             match self.try_start(&[v], t) {
                 Ok(()) => {
                     progress = true;
                     continue;
                 }
-                Err(Refusal::Guard(k)) => self.parked.push(Reverse((k as u32, v))),
+                Err(Refusal::Guard(k)) => {
+                    self.stats.0 += 1;
+                    self.parked.push(Reverse((k as u32, v)))
+                }
                 Err(Refusal::Memory) => {
+                    self.stats.1 += 1;
                     let (m, thr) = (self.short_of, self.short_thr);
                     if self.try_groups_for(v, t) {
                         progress = true;
@@ -791,6 +912,12 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
     /// As `try_set`, saying why not. The guard is asked first: its refusal
     /// lasts until the list advances, so the caller can park the node.
     fn try_start(&mut self, set: &[u32], t: u128) -> Result<(), Refusal> {
+        if let Some(w) = &self.window
+            && w.in_flight + w.new_ops(self.md.g, set) > w.limit
+        {
+            self.short_of = None;
+            return Err(Refusal::Memory);
+        }
         if let Some(guard) = &mut self.guard {
             guard.check(self.md, set).map_err(Refusal::Guard)?;
         }
@@ -973,6 +1100,9 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
         self.start[vi] = t64;
         self.n_started += 1;
         let op = g.node_op[vi];
+        if self.window.is_some() {
+            self.admit_op(op);
+        }
         if d > 0 {
             let c = g.core[vi] as usize;
             self.core[vi] = self.cores[c].take();
@@ -1055,6 +1185,7 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
             self.cores[c].released.push(self.core[vi]);
         }
         let op = g.node_op[vi];
+        self.window_op_ended(op);
         // Holds with nothing left to wait for end with the node.
         let a = md.ent_off[vi] as usize;
         let sink = g.is_sink(v);

@@ -1,0 +1,196 @@
+//! Local search over tiling choices, with the scheme as evaluator.
+//!
+//! Moves: one op to another of its tilings (then pairs of ops, once every
+//! single move was seen), or one group-wide move: every op of one (type,
+//! shape) that uses tiling t switches to t'. Ops of a group share their
+//! tilings, and whether a tiling's holds leave room is mostly its own
+//! property, so on large graphs (thousands of ops per group) single moves
+//! rarely change anything and group moves are most of the draws. Each choice
+//! is evaluated once (fingerprints); the search stops when the later half of
+//! its moves found nothing, at `patience`, or when the time left cannot pay
+//! for another evaluation.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::graph::NodeGraph;
+use crate::instance::Instance;
+use crate::solve::{Deadline, Progress};
+
+use super::priority::{Rng, Rule};
+use super::search::FreeStats;
+use super::{Found, Searcher, tiling};
+
+/// What the search found and what to tell the user.
+pub struct Outcome {
+    pub best: (Vec<u32>, Found),
+    pub notes: Vec<String>,
+}
+
+/// A 64-bit hash of a tiling choice (a collision only skips one evaluation).
+fn fingerprint(choice: &[u32]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    choice.hash(&mut h);
+    h.finish()
+}
+
+/// Evaluates one tiling choice quickly: the first rule and forward-backward.
+fn evaluate(
+    inst: &Instance,
+    choice: Vec<u32>,
+    target: u64,
+    stats: &mut FreeStats,
+    deadline: &Deadline,
+) -> Option<Found> {
+    let t0 = std::time::Instant::now();
+    let g = NodeGraph::new(inst, choice).ok()?;
+    let mut s = Searcher::with_stats(&g, *stats);
+    let t1 = t0.elapsed().as_secs_f64();
+    s.quick(Rule::Lrp, target, deadline);
+    *stats = s.free_stats();
+    log::debug!(
+        "tiling move evaluated in {:.2} s ({t1:.2} s setup, {} passes): {:?}",
+        t0.elapsed().as_secs_f64(),
+        s.passes,
+        s.best.as_ref().map(|b| b.makespan)
+    );
+    s.best
+}
+
+/// Improves `start` (a choice and its schedule) by tiling moves until
+/// `deadline`. `pass_seconds`: the time one pass took on the start choice.
+#[allow(clippy::too_many_arguments)]
+pub fn improve(
+    inst: &Instance,
+    flexible: &[u32],
+    start: (Vec<u32>, Found),
+    lb: u64,
+    mut stats: FreeStats,
+    patience: usize,
+    pass_seconds: f64,
+    deadline: &Deadline,
+    rng: &mut Rng,
+    progress: &Progress,
+) -> Outcome {
+    let (mut choice, mut best) = start;
+    let mut moves = 0usize;
+    let mut improved = 0usize;
+    let mut stalled = 0usize;
+    // (op, tiling) -> (moves that found no schedule at all, moves that did).
+    let mut outcome: HashMap<(u32, u32), (u32, u32)> = HashMap::new();
+    let mut seen: HashSet<u64> = HashSet::new();
+    seen.insert(fingerprint(&choice));
+    let neighbourhood: usize = flexible
+        .iter()
+        .map(|&op| inst.usable_tilings(op).count() - 1)
+        .sum();
+    let groups = {
+        let mut g: Vec<u32> = flexible
+            .iter()
+            .map(|&op| inst.graph.ops[op as usize].group)
+            .collect();
+        g.sort_unstable();
+        g.dedup();
+        g.len()
+    };
+    // Group moves: half the draws, nearly all when groups hold many ops.
+    let group_moves_in_8 = if flexible.len() > 64 * groups { 7 } else { 4 };
+    let mut repeats = 0usize;
+    let mut width = 1usize;
+    // An evaluation is a few passes (the first rule, forward-backward).
+    while !deadline.expired()
+        && best.makespan > lb
+        // Tiling moves change the graph: improvements come late, so the
+        // search stops only when the later half of its moves found none.
+        && stalled < patience.max(moves / 2)
+        && deadline.remaining().as_secs_f64() > 2.0 * pass_seconds * 4.0
+    {
+        let mut cand = choice.clone();
+        let (mut op, mut t) = (0, 0);
+        let group_move = rng.below(8) < group_moves_in_8;
+        for _ in 0..width {
+            op = flexible[rng.below(flexible.len())];
+            let from = choice[op as usize];
+            t = tiling::other_tiling(inst, op, from, rng);
+            cand[op as usize] = t;
+            if group_move {
+                let group = inst.graph.ops[op as usize].group;
+                for &o in flexible {
+                    if inst.graph.ops[o as usize].group == group && choice[o as usize] == from {
+                        cand[o as usize] = t;
+                    }
+                }
+            }
+        }
+        if !seen.insert(fingerprint(&cand)) {
+            repeats += 1;
+            // Every single move seen: pairs of moves; every pair seen: done.
+            if repeats > 4 * neighbourhood.saturating_pow(width as u32) + 20 {
+                if width == 2 {
+                    break;
+                }
+                width = 2;
+                repeats = 0;
+            }
+            continue;
+        }
+        repeats = 0;
+        moves += 1;
+        progress.tick(|| {
+            format!(
+                "list: tiling search, {moves} moves, best {}, bound {lb}",
+                best.makespan
+            )
+        });
+        let found = evaluate(inst, cand.clone(), lb, &mut stats, deadline);
+        // Outcomes are attributed to a tiling only for single-op moves.
+        if width == 1 && !group_move {
+            let o = outcome.entry((op, t)).or_default();
+            if found.is_some() {
+                o.1 += 1;
+            } else if !deadline.expired() {
+                o.0 += 1;
+            }
+        }
+        if !matches!(&found, Some(f) if f.makespan < best.makespan) {
+            stalled += 1;
+        }
+        if let Some(f) = found
+            && f.makespan <= best.makespan
+        {
+            if f.makespan < best.makespan {
+                improved += 1;
+                stalled = 0;
+                width = 1;
+            }
+            choice = cand;
+            best = f;
+            best.how = format!("tiling move {moves}, {}", best.how);
+        }
+    }
+    let mut notes = vec![format!(
+        "tiling search: {moves} moves over {} flexible ops, {improved} improvements",
+        flexible.len()
+    )];
+    // Tilings that never led to a schedule: report them (the exact engines
+    // can prove whether they are infeasible).
+    let mut never: Vec<(u32, u32, u32)> = outcome
+        .iter()
+        .filter(|&(_, &(fail, ok))| fail > 0 && ok == 0)
+        .map(|(&(op, t), &(fail, _))| (op, t, fail))
+        .collect();
+    never.sort_unstable();
+    for &(op, t, fail) in never.iter().take(10) {
+        notes.push(format!(
+            "op {} tiling {}: no legal schedule found with it ({fail} tries; memory)",
+            inst.graph.ops[op as usize].id, inst.library.tilings[t as usize].id
+        ));
+    }
+    if never.len() > 10 {
+        notes.push(format!("... and {} more such tilings", never.len() - 10));
+    }
+    Outcome {
+        best: (choice, best),
+        notes,
+    }
+}
