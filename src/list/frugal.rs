@@ -69,7 +69,7 @@ pub fn memory_order(g: &NodeGraph, deadline: &Deadline) -> Option<Vec<u32>> {
         .map(|m| u128::from(m.size))
         .collect();
     let scale: Vec<f64> = caps.iter().map(|&c| (c as f64).max(1.0)).collect();
-    let peak_table = super::tiling::serial_peak_table(g.inst);
+    let peak_table = super::tiling::OpPeaks::new(g);
     // Per op and type: m-sources, and the sink demand held while successors wait.
     let mut src = vec![0u32; n_ops * n_mem];
     let mut sink = vec![0u128; n_ops * n_mem];
@@ -128,9 +128,8 @@ pub fn memory_order(g: &NodeGraph, deadline: &Deadline) -> Option<Vec<u32>> {
                     }
                 }
             }
-            let peaks = peak_table[g.choice[b as usize] as usize].as_deref();
-            let fits =
-                (0..n_mem).all(|m| held[m] - release[m] + peaks.map_or(0, |p| p[m]) <= caps[m]);
+            let peaks = peak_table.of(b);
+            let fits = (0..n_mem).all(|m| held[m] - release[m] + peaks[m] <= caps[m]);
             let mut score = 0.0;
             for m in 0..n_mem {
                 score += release[m] as f64 / scale[m];

@@ -19,15 +19,23 @@ use super::backward;
 use super::frugal;
 use super::priority::{self, Paths, Rng, Rule, keys, perturb};
 use super::sgs::{self, Deadlock, Guide, Mode, Model, Stop};
+use super::tiling::OpPeaks;
 
 /// The unguarded modes, tried in this order before a guarded pass: fewer ops
 /// in flight deadlock less often and keep more parallelism than the guard.
-const FREE_MODES: [Mode<'static>; 3] = [Mode::Parallel, Mode::Window(8), Mode::Window(2)];
+#[derive(Clone, Copy)]
+enum Free {
+    Parallel,
+    Reserve,
+    Window(u32),
+}
+const FREE_MODES: [Free; 4] = [Free::Parallel, Free::Reserve, Free::Window(8), Free::Window(2)];
 
 fn mode_name(m: Mode) -> String {
     match m {
         Mode::Parallel => "parallel".into(),
         Mode::Window(k) => format!("window {k}"),
+        Mode::Reserve(_) => "memory-reserving".into(),
         Mode::Guarded(_) => "guarded".into(),
     }
 }
@@ -35,7 +43,7 @@ fn mode_name(m: Mode) -> String {
 /// Per unguarded mode (`FREE_MODES`): passes that succeeded, deadlocked, and
 /// were considered. Carried from one tiling choice to the next: whether
 /// memory traps greedy passes changes little with a few tilings.
-pub type FreeStats = [(usize, usize, usize); 3];
+pub type FreeStats = [(usize, usize, usize); 4];
 
 /// Searches schedules for one tiling choice.
 pub struct Searcher<'g, 'a> {
@@ -49,6 +57,8 @@ pub struct Searcher<'g, 'a> {
     no_guide: bool,
     /// Per unguarded mode: (succeeded, deadlocked, asked).
     free_stats: FreeStats,
+    /// Serial peaks of the ops' tilings (the reserving mode), when first needed.
+    peaks: Option<OpPeaks>,
     pub best: Option<Found>,
     pub passes: usize,
     /// Passes whose parallel attempt deadlocked on memory.
@@ -73,7 +83,8 @@ impl<'g, 'a> Searcher<'g, 'a> {
             guide: None,
             guide_kind: String::new(),
             no_guide: false,
-            free_stats: [(0, 0, 0); 3],
+            free_stats: [(0, 0, 0); 4],
+            peaks: None,
             best: None,
             passes: 0,
             deadlocks: 0,
@@ -212,13 +223,21 @@ impl<'g, 'a> Searcher<'g, 'a> {
         }
         self.passes += 1;
         let loose = self.md.memory_is_loose();
-        for (i, &mode) in FREE_MODES.iter().enumerate() {
+        for (i, &free) in FREE_MODES.iter().enumerate() {
             if loose && i > 0 {
                 break; // the parallel mode cannot deadlock
             }
             if !loose && !self.free_worth_it(i, eager) {
                 continue;
             }
+            if matches!(free, Free::Reserve) && self.peaks.is_none() {
+                self.peaks = Some(OpPeaks::new(self.g));
+            }
+            let mode = match free {
+                Free::Parallel => Mode::Parallel,
+                Free::Reserve => Mode::Reserve(self.peaks.as_ref().expect("computed above")),
+                Free::Window(k) => Mode::Window(k),
+            };
             match sgs::run(&self.md, key, mode, deadline) {
                 Ok(s) => {
                     self.free_stats[i].0 += 1;

@@ -56,67 +56,119 @@ pub fn serial_peaks(inst: &Instance) -> Vec<u128> {
 /// Per tiling (None when unusable): the peak held amount per memory type when
 /// its subgraph runs alone, serially, in topological order (see `serial_peaks`).
 pub fn serial_peak_table(inst: &Instance) -> Vec<Option<Vec<u128>>> {
-    let lib = &inst.library;
     let n_mem = inst.platform.mems.len();
-    let mut out = Vec::with_capacity(lib.tilings.len());
-    let mut indeg: Vec<u32> = Vec::new();
-    let mut order: Vec<u32> = Vec::new();
-    let mut waiting: Vec<u32> = Vec::new();
-    let mut held = vec![0u128; n_mem];
+    let mut scratch = PeakScratch::default();
     let mut peak = vec![0u128; n_mem];
-    for (ti, tl) in lib.tilings.iter().enumerate() {
-        if !tl.is_usable() {
-            out.push(None);
-            continue;
+    inst.library
+        .tilings
+        .iter()
+        .enumerate()
+        .map(|(ti, tl)| {
+            tl.is_usable().then(|| {
+                tiling_peak(inst, ti as u32, &mut scratch, &mut peak);
+                peak.clone()
+            })
+        })
+        .collect()
+}
+
+/// Scratch space of `tiling_peak`.
+#[derive(Default)]
+pub struct PeakScratch {
+    indeg: Vec<u32>,
+    order: Vec<u32>,
+    waiting: Vec<u32>,
+    held: Vec<u128>,
+}
+
+/// The serial peak of tiling `t` per memory type, into `peak`. O(nodes + edges).
+pub fn tiling_peak(inst: &Instance, t: u32, sc: &mut PeakScratch, peak: &mut [u128]) {
+    let lib = &inst.library;
+    let n_mem = peak.len();
+    let tl = &lib.tilings[t as usize];
+    let base = tl.first_node;
+    let n = tl.n_nodes as usize;
+    lib.topo_order(t, &mut sc.order, &mut sc.indeg);
+    // waiting[l * n_mem + m]: same-type successors of l not yet started.
+    sc.waiting.clear();
+    sc.waiting.resize(n * n_mem, 0);
+    for l in 0..n as u32 {
+        for e in lib.mems(base + l) {
+            sc.waiting[l as usize * n_mem + e.mem as usize] = lib
+                .succs(base + l)
+                .iter()
+                .filter(|&&s| lib.demand(base + s, e.mem) > 0)
+                .count() as u32;
         }
-        let base = tl.first_node;
-        let n = tl.n_nodes as usize;
-        lib.topo_order(ti as u32, &mut order, &mut indeg);
-        // waiting[l * n_mem + m]: same-type successors of l not yet started.
-        waiting.clear();
-        waiting.resize(n * n_mem, 0);
-        for l in 0..n as u32 {
-            for e in lib.mems(base + l) {
-                waiting[l as usize * n_mem + e.mem as usize] = lib
-                    .succs(base + l)
-                    .iter()
-                    .filter(|&&s| lib.demand(base + s, e.mem) > 0)
-                    .count() as u32;
-            }
-        }
-        held.iter_mut().for_each(|x| *x = 0);
-        peak.iter_mut().for_each(|x| *x = 0);
-        for &l in &order {
-            let v = base + l;
-            // At v's start, holders whose last same-type successor is v release
-            // (half-open intervals), then v acquires.
-            for e in lib.mems(v) {
-                for &p in lib.preds(v) {
-                    let k = p as usize * n_mem + e.mem as usize;
-                    if lib.demand(base + p, e.mem) > 0 {
-                        waiting[k] -= 1;
-                        if waiting[k] == 0 {
-                            held[e.mem as usize] -= u128::from(lib.demand(base + p, e.mem));
-                        }
+    }
+    sc.held.clear();
+    sc.held.resize(n_mem, 0);
+    peak.iter_mut().for_each(|x| *x = 0);
+    for &l in &sc.order {
+        let v = base + l;
+        // At v's start, holders whose last same-type successor is v release
+        // (half-open intervals), then v acquires.
+        for e in lib.mems(v) {
+            for &p in lib.preds(v) {
+                let k = p as usize * n_mem + e.mem as usize;
+                if lib.demand(base + p, e.mem) > 0 {
+                    sc.waiting[k] -= 1;
+                    if sc.waiting[k] == 0 {
+                        sc.held[e.mem as usize] -= u128::from(lib.demand(base + p, e.mem));
                     }
                 }
             }
-            for e in lib.mems(v) {
-                held[e.mem as usize] += u128::from(e.amount);
-            }
-            for m in 0..n_mem {
-                peak[m] = peak[m].max(held[m]);
-            }
-            let sink = lib.succs(v).is_empty();
-            for e in lib.mems(v) {
-                if !sink && waiting[l as usize * n_mem + e.mem as usize] == 0 {
-                    held[e.mem as usize] -= u128::from(e.amount);
-                }
+        }
+        for e in lib.mems(v) {
+            sc.held[e.mem as usize] += u128::from(e.amount);
+        }
+        for m in 0..n_mem {
+            peak[m] = peak[m].max(sc.held[m]);
+        }
+        let sink = lib.succs(v).is_empty();
+        for e in lib.mems(v) {
+            if !sink && sc.waiting[l as usize * n_mem + e.mem as usize] == 0 {
+                sc.held[e.mem as usize] -= u128::from(e.amount);
             }
         }
-        out.push(Some(peak.clone()));
     }
-    out
+}
+
+/// The serial peak of every op's chosen tiling, computed once per distinct
+/// tiling (ops of one group share them): O(n) for a node graph of n nodes.
+pub struct OpPeaks {
+    n_mem: usize,
+    slot: Vec<u32>,
+    peaks: Vec<u128>,
+}
+
+impl OpPeaks {
+    pub fn new(g: &crate::graph::NodeGraph) -> Self {
+        let n_mem = g.inst.platform.mems.len();
+        let mut slot_of: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+        let mut peaks: Vec<u128> = Vec::new();
+        let mut sc = PeakScratch::default();
+        let mut buf = vec![0u128; n_mem];
+        let slot = g
+            .choice
+            .iter()
+            .map(|&t| {
+                let next = slot_of.len() as u32;
+                *slot_of.entry(t).or_insert_with(|| {
+                    tiling_peak(g.inst, t, &mut sc, &mut buf);
+                    peaks.extend_from_slice(&buf);
+                    next
+                })
+            })
+            .collect();
+        OpPeaks { n_mem, slot, peaks }
+    }
+    /// Peak of op `op`'s tiling, per memory type.
+    #[inline]
+    pub fn of(&self, op: u32) -> &[u128] {
+        let s = self.slot[op as usize] as usize * self.n_mem;
+        &self.peaks[s..s + self.n_mem]
+    }
 }
 
 fn choose_by<K: Ord>(inst: &Instance, key: impl Fn(&Instance, u32) -> K) -> Vec<u32> {

@@ -48,6 +48,8 @@ use crate::solve::Deadline;
 
 pub use guide::Guide;
 
+use super::tiling::OpPeaks;
+
 /// How a pass decides which ready nodes may start.
 #[derive(Clone, Copy)]
 pub enum Mode<'a> {
@@ -58,6 +60,11 @@ pub enum Mode<'a> {
     /// Parallel, with at most this many ops in flight (started or admitted,
     /// not all nodes ended): fewer holders at once. Can deadlock, less often.
     Window(u32),
+    /// Parallel, admitting an op only when the memory in use, the rest of
+    /// what the ops in flight may still take (their serial peaks) and the
+    /// new op's serial peak, less what its start releases, fit every size.
+    /// Can deadlock (the serial peaks are estimates), rarely.
+    Reserve(&'a OpPeaks),
 }
 
 /// Why a pass produced no schedule.
@@ -279,8 +286,12 @@ const NONE: u32 = u32::MAX;
 /// either admits it (a slot is free) or waits in its op's list; when an op's
 /// last node ends, the waiting op with the highest key is admitted and its
 /// nodes return to the ready heaps. O(1) per wait, O(log n) per admission.
-struct Window {
+struct Window<'m> {
     limit: u32,
+    /// Reservation mode: the ops' serial peaks and the memory each op in
+    /// flight holds now.
+    peaks: Option<&'m OpPeaks>,
+    held_by: std::collections::HashMap<u32, Vec<u128>>,
     in_flight: u32,
     /// Per op: 0 not admitted, 1 admitted, 2 all nodes ended.
     state: Vec<u8>,
@@ -291,10 +302,12 @@ struct Window {
     queue: BinaryHeap<(u64, Reverse<u32>)>,
 }
 
-impl Window {
-    fn new(g: &NodeGraph, limit: u32) -> Self {
+impl<'m> Window<'m> {
+    fn new(g: &NodeGraph, limit: u32, peaks: Option<&'m OpPeaks>) -> Self {
         Window {
             limit,
+            peaks,
+            held_by: std::collections::HashMap::new(),
             in_flight: 0,
             state: vec![0; g.n_ops()],
             ended: vec![0; g.n_ops()],
@@ -303,10 +316,13 @@ impl Window {
             queue: BinaryHeap::new(),
         }
     }
-    fn admit(&mut self, op: u32) {
+    fn admit(&mut self, op: u32, n_mem: usize) {
         if self.state[op as usize] == 0 {
             self.state[op as usize] = 1;
             self.in_flight += 1;
+            if self.peaks.is_some() {
+                self.held_by.insert(op, vec![0; n_mem]);
+            }
         }
     }
     /// Ops of `set` not yet admitted, counted (sets are small).
@@ -389,7 +405,7 @@ struct Pass<'m, 'g, 'a> {
     mem_never: Vec<(u8, u32)>,
     park_gen: u8,
     stats: (usize, usize),
-    window: Option<Window>,
+    window: Option<Window<'m>>,
     /// Serial pass: the op and memory type that stopped it.
     blocked_at: Option<(u32, TypeIdx)>,
 }
@@ -397,12 +413,14 @@ struct Pass<'m, 'g, 'a> {
 /// Runs one pass. `key[v]`: higher starts first. Returns the schedule, or why none.
 pub fn run(md: &Model, key: &[u64], mode: Mode, deadline: &Deadline) -> Result<Schedule, Stop> {
     let guard = match mode {
-        Mode::Parallel | Mode::Window(_) => None,
         Mode::Guarded(gd) => Some(gd.guard()),
+        _ => None,
     };
     let mut p = Pass::new(md, key, guard, None);
-    if let Mode::Window(k) = mode {
-        p.window = Some(Window::new(md.g, k.max(1)));
+    match mode {
+        Mode::Window(k) => p.window = Some(Window::new(md.g, k.max(1), None)),
+        Mode::Reserve(peaks) => p.window = Some(Window::new(md.g, u32::MAX, Some(peaks))),
+        _ => {}
     }
     p.execute(deadline)
 }
@@ -566,6 +584,7 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
         if self.running.is_empty() && self.guard.is_none() {
             self.wake_all();
         }
+        self.admit_waiting();
         loop {
             self.wake_on_memory();
             let mut progress = false;
@@ -643,23 +662,80 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
         }
         w.state[op as usize] = 2;
         w.in_flight -= 1;
+        w.held_by.remove(&op);
+        self.admit_waiting();
+    }
+
+    /// Admits waiting ops, best key first, while the window (or the
+    /// reservation) allows.
+    fn admit_waiting(&mut self) {
         loop {
             let Some(w) = &mut self.window else { return };
             if w.in_flight >= w.limit {
                 return;
             }
-            let Some((_, Reverse(next))) = w.queue.pop() else { return };
-            if w.state[next as usize] == 0 && w.head[next as usize] != NONE {
-                self.admit_op(next);
+            let Some(&(_, Reverse(next))) = w.queue.peek() else { return };
+            if w.state[next as usize] != 0 || w.head[next as usize] == NONE {
+                w.queue.pop();
+                continue;
+            }
+            if !self.reserve_admits(next) {
+                return;
+            }
+            if let Some(w) = &mut self.window {
+                w.queue.pop();
+            }
+            self.admit_op(next);
+        }
+    }
+
+    /// Reservation mode: whether op `b` may be admitted now (always when no
+    /// op is in flight, so that something can run).
+    fn reserve_admits(&self, b: u32) -> bool {
+        let Some(w) = &self.window else { return true };
+        let Some(peaks) = w.peaks else { return true };
+        if w.in_flight == 0 {
+            return true;
+        }
+        let md = self.md;
+        let g = md.g;
+        let pb = peaks.of(b);
+        for m in 0..md.n_mem {
+            if !md.binding[m] || pb[m] == 0 {
+                continue;
+            }
+            let mut need = self.usage[m] + pb[m];
+            for (&o, held) in &w.held_by {
+                need += peaks.of(o)[m].saturating_sub(held[m]);
+            }
+            // Inter-op holds that b's sources release (b is the last op to
+            // start among the successors they wait for).
+            let mine = g
+                .sources(b)
+                .filter(|&v| g.demand(v, m as TypeIdx) > 0)
+                .count() as u32;
+            if mine > 0 {
+                for &a in g.op_preds(b) {
+                    if let Some(k) = md.opm_index(a, m as TypeIdx)
+                        && self.opm_left[k] == mine
+                    {
+                        need = need.saturating_sub(u128::from(md.opm[k].2));
+                    }
+                }
+            }
+            if need > md.caps[m] {
+                return false;
             }
         }
+        true
     }
 
     /// Window mode: admits `op` (if not yet) and returns its waiting nodes to
     /// the ready heaps.
     fn admit_op(&mut self, op: u32) {
+        let n_mem = self.md.n_mem;
         let Some(w) = &mut self.window else { return };
-        w.admit(op);
+        w.admit(op, n_mem);
         let mut v = std::mem::replace(&mut w.head[op as usize], NONE);
         while v != NONE {
             let nv = self.window.as_ref().map_or(NONE, |w| w.next[v as usize]);
@@ -845,9 +921,10 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
             if let Some(w) = &mut self.window {
                 let op = self.md.g.node_op[v as usize];
                 if w.state[op as usize] == 0 {
-                    if w.in_flight < w.limit {
+                    if w.in_flight < w.limit && self.reserve_admits(op) {
                         self.admit_op(op);
                     } else {
+                        let w = self.window.as_mut().expect("window pass");
                         if w.head[op as usize] == NONE {
                             w.queue.push((item.0, Reverse(op)));
                         }
@@ -1119,6 +1196,13 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
             if md.holds_at_start(v, k) {
                 self.usage[m as usize] += u128::from(e.amount);
                 self.held[a + k] = true;
+                if let Some(h) = self
+                    .window
+                    .as_mut()
+                    .and_then(|w| w.held_by.get_mut(&op))
+                {
+                    h[m as usize] += u128::from(e.amount);
+                }
             }
             // Releases of holders whose last same-type successor is `v`.
             for x in g.intra_preds(v) {
@@ -1170,6 +1254,12 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
         let e = self.md.g.mems(x)[ex - self.md.ent_off[x as usize] as usize];
         self.held[ex] = false;
         self.usage[e.mem as usize] -= u128::from(e.amount);
+        if let Some(h) = self.window.as_mut().and_then(|w| {
+            let op = self.md.g.node_op[x as usize];
+            w.held_by.get_mut(&op)
+        }) {
+            h[e.mem as usize] -= u128::from(e.amount);
+        }
         if let Some(guard) = &mut self.guard {
             guard.released(self.md, x, e.mem as usize, e.amount);
         }
