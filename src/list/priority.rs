@@ -84,10 +84,24 @@ pub enum Rule {
     /// Memory-aware: favour nodes whose start releases held memory and that demand
     /// little, then the longest remaining path.
     Mem,
+    /// Dynamic: the longest remaining path, scaled up while the pass runs by
+    /// the share of memory the node's start would release at that moment.
+    Release,
 }
 
 impl Rule {
-    pub const ALL: [Rule; 5] = [Rule::Lrp, Rule::Lst, Rule::Slack, Rule::Mis, Rule::Mem];
+    pub const ALL: [Rule; 6] = [
+        Rule::Lrp,
+        Rule::Release,
+        Rule::Lst,
+        Rule::Slack,
+        Rule::Mis,
+        Rule::Mem,
+    ];
+    /// Whether the pass recomputes the key as it runs (`sgs::run_keyed`).
+    pub fn is_dynamic(self) -> bool {
+        matches!(self, Rule::Release)
+    }
     pub fn name(self) -> &'static str {
         match self {
             Rule::Lrp => "lrp",
@@ -95,6 +109,7 @@ impl Rule {
             Rule::Slack => "slack",
             Rule::Mis => "mis",
             Rule::Mem => "mem",
+            Rule::Release => "release",
         }
     }
 }
@@ -191,6 +206,7 @@ pub fn keys(g: &NodeGraph, p: &Paths, rule: Rule) -> Vec<u64> {
                 .map(|v| key_of(1.0 + sc[v] + p.tail[v] as f64 / (cp * 2.0)))
                 .collect()
         }
+        Rule::Release => (0..n).map(|v| key_of(1.0 + p.tail[v] as f64)).collect(),
         Rule::Mem => {
             let ms = memory_scores(g);
             (0..n)

@@ -213,11 +213,24 @@ impl<'g, 'a> Searcher<'g, 'a> {
     /// One pass with `key`: unguarded modes when worth it, else (or when they
     /// deadlock) guarded. Returns its makespan.
     pub fn offer(&mut self, key: &[u64], how: &str, deadline: &Deadline) -> Option<u64> {
-        self.offer_as(key, how, false, deadline)
+        self.offer_as(key, how, false, false, deadline)
     }
 
-    /// `offer`; `eager`: try the unguarded modes more often (see `free_worth_it`).
-    fn offer_as(&mut self, key: &[u64], how: &str, eager: bool, deadline: &Deadline) -> Option<u64> {
+    /// One pass of `rule` (dynamic keys when the rule has them).
+    fn offer_rule(&mut self, rule: Rule, key: &[u64], how: &str, deadline: &Deadline) -> Option<u64> {
+        self.offer_as(key, how, false, rule.is_dynamic(), deadline)
+    }
+
+    /// `offer`; `eager`: try the unguarded modes more often (see
+    /// `free_worth_it`); `dynamic`: keys grow with what a start releases.
+    fn offer_as(
+        &mut self,
+        key: &[u64],
+        how: &str,
+        eager: bool,
+        dynamic: bool,
+        deadline: &Deadline,
+    ) -> Option<u64> {
         if deadline.expired() {
             return None;
         }
@@ -238,7 +251,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
                 Free::Reserve => Mode::Reserve(self.peaks.as_ref().expect("computed above")),
                 Free::Window(k) => Mode::Window(k),
             };
-            match sgs::run(&self.md, key, mode, deadline) {
+            match sgs::run_keyed(&self.md, key, dynamic, mode, deadline) {
                 Ok(s) => {
                     self.free_stats[i].0 += 1;
                     let how = format!("pass {} ({how}, {})", self.passes, mode_name(mode));
@@ -267,7 +280,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
         }
         let gd = self.guide.as_ref().expect("first_schedule built it");
         let t0 = std::time::Instant::now();
-        let res = sgs::run(&self.md, key, Mode::Guarded(gd), deadline);
+        let res = sgs::run_keyed(&self.md, key, dynamic, Mode::Guarded(gd), deadline);
         log::debug!(
             "guarded pass ({how}) in {:.2} s: {}",
             t0.elapsed().as_secs_f64(),
@@ -308,7 +321,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
         for rule in Rule::ALL {
             let before = self.best.as_ref().map(|b| b.makespan);
             let k = self.rule_keys(rule);
-            self.offer(&k, rule.name(), deadline);
+            self.offer_rule(rule, &k, rule.name(), deadline);
             if self.reached(target) || deadline.expired() {
                 return;
             }
@@ -344,7 +357,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
             return;
         }
         let k = self.rule_keys(rule);
-        self.offer(&k, rule.name(), deadline);
+        self.offer_rule(rule, &k, rule.name(), deadline);
         if !self.reached(target) && !deadline.expired() {
             self.forward_backward(2, target, deadline);
         }
@@ -360,7 +373,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
             if !self.md.memory_is_loose() {
                 self.guide_from_best(deadline);
             }
-            self.offer_as(&back, "forward-backward", true, deadline);
+            self.offer_as(&back, "forward-backward", true, false, deadline);
             if self.reached(target) || deadline.expired() {
                 return;
             }
@@ -400,7 +413,8 @@ impl<'g, 'a> Searcher<'g, 'a> {
             let eps = 0.05 + 0.45 * rng.unit();
             let k = perturb(&base[r], eps, rng);
             let before = self.best.as_ref().map(|b| b.makespan);
-            self.offer(
+            self.offer_rule(
+                rules[r],
                 &k,
                 &format!("random {} eps {eps:.2}", rules[r].name()),
                 deadline,

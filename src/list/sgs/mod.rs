@@ -281,6 +281,8 @@ impl Cores {
 type Ready = BinaryHeap<(u64, Reverse<u32>)>;
 
 const NONE: u32 = u32::MAX;
+/// The last node of a waiting list (`NONE` in `next` means: not listed).
+const END: u32 = u32::MAX - 1;
 
 /// Op admission of the window mode. A ready node of an op not yet admitted
 /// either admits it (a slot is free) or waits in its op's list; when an op's
@@ -406,17 +408,35 @@ struct Pass<'m, 'g, 'a> {
     park_gen: u8,
     stats: (usize, usize),
     window: Option<Window<'m>>,
+    /// Dynamic keys (`run_dynamic`): each ready node's current key.
+    dyn_key: Vec<u64>,
     /// Serial pass: the op and memory type that stopped it.
     blocked_at: Option<(u32, TypeIdx)>,
 }
 
 /// Runs one pass. `key[v]`: higher starts first. Returns the schedule, or why none.
 pub fn run(md: &Model, key: &[u64], mode: Mode, deadline: &Deadline) -> Result<Schedule, Stop> {
+    run_keyed(md, key, false, mode, deadline)
+}
+
+/// `run` with dynamic keys when `dynamic`: a ready node's key grows with the
+/// memory its start would release at that moment (holders whose last pending
+/// successor it is), so nodes that free memory go first as soon as they do.
+pub fn run_keyed(
+    md: &Model,
+    key: &[u64],
+    dynamic: bool,
+    mode: Mode,
+    deadline: &Deadline,
+) -> Result<Schedule, Stop> {
     let guard = match mode {
         Mode::Guarded(gd) => Some(gd.guard()),
         _ => None,
     };
     let mut p = Pass::new(md, key, guard, None);
+    if dynamic && !md.memory_is_loose() {
+        p.dyn_key = vec![0; md.g.n_nodes()];
+    }
     match mode {
         Mode::Window(k) => p.window = Some(Window::new(md.g, k.max(1), None)),
         Mode::Reserve(peaks) => p.window = Some(Window::new(md.g, u32::MAX, Some(peaks))),
@@ -491,6 +511,7 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
             park_gen: 0,
             stats: (0, 0),
             window: None,
+            dyn_key: Vec::new(),
             blocked_at: None,
         }
     }
@@ -545,12 +566,83 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
         if self.serial.is_some() {
             return; // the serial pass reads its list instead of heaps
         }
-        let item = (self.key[v as usize], Reverse(v));
+        self.push_ready(v);
+    }
+
+    /// Puts ready node `v` in its heap under its current key.
+    fn push_ready(&mut self, v: u32) {
+        let k = self.current_key(v);
+        let item = (k, Reverse(v));
         if self.md.g.dur[v as usize] == 0 {
             self.ready_zero.push(item);
         } else {
             self.ready[self.md.g.core[v as usize] as usize].push(item);
         }
+    }
+
+    /// The key of `v`; with dynamic keys, scaled up by the share of memory its
+    /// start would release now (and remembered, so that older heap entries
+    /// of `v` are recognised as stale).
+    fn current_key(&mut self, v: u32) -> u64 {
+        let base = self.key[v as usize];
+        if self.dyn_key.is_empty() {
+            return base;
+        }
+        let rel = self.release_share(v);
+        let k = super::priority::key_of(f64::from_bits(base) * (1.0 + 0.5 * rel));
+        self.dyn_key[v as usize] = k;
+        k
+    }
+
+    /// Dynamic keys: after v's release potential grew, a fresh heap entry.
+    fn refresh(&mut self, v: u32) {
+        if self.dyn_key.is_empty() || self.state[v as usize] != READY {
+            return;
+        }
+        if self.mem_park.get(v as usize).is_some_and(|&p| p != 0) {
+            return; // a parked node gets its key when it is woken
+        }
+        if let Some(w) = &self.window
+            && w.next[v as usize] != NONE
+        {
+            return; // waiting for its op's admission: keyed when admitted
+        }
+        self.push_ready(v);
+    }
+
+    /// What starting ready node `v` now would release, as a share of the
+    /// memory sizes (summed over types, at most 2).
+    fn release_share(&self, v: u32) -> f64 {
+        let md = self.md;
+        let g = md.g;
+        let mut share = 0.0;
+        let is_source = g.is_source(v);
+        for e in g.mems(v) {
+            let m = e.mem;
+            if !md.binding[m as usize] {
+                continue;
+            }
+            let mut rel = 0u128;
+            for x in g.intra_preds(v) {
+                if let Some(ex) = md.entry(x, m)
+                    && self.held[ex]
+                    && self.ent_wait[ex] == 1
+                {
+                    rel += u128::from(g.mems(x)[ex - md.ent_off[x as usize] as usize].amount);
+                }
+            }
+            if is_source {
+                for &pa in g.op_preds(g.node_op[v as usize]) {
+                    if let Some(k) = md.opm_index(pa, m)
+                        && self.opm_left[k] == 1
+                    {
+                        rel += u128::from(md.opm[k].2);
+                    }
+                }
+            }
+            share += rel as f64 / md.caps[m as usize].max(1) as f64;
+        }
+        share.min(2.0)
     }
 
     fn deadlock(&self, t: u128) -> Deadlock {
@@ -642,12 +734,7 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
             }
             self.parked.pop();
             if self.state[v as usize] == READY {
-                let item = (self.key[v as usize], Reverse(v));
-                if self.md.g.dur[v as usize] == 0 {
-                    self.ready_zero.push(item);
-                } else {
-                    self.ready[self.md.g.core[v as usize] as usize].push(item);
-                }
+                self.push_ready(v);
             }
         }
     }
@@ -737,15 +824,13 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
         let Some(w) = &mut self.window else { return };
         w.admit(op, n_mem);
         let mut v = std::mem::replace(&mut w.head[op as usize], NONE);
-        while v != NONE {
-            let nv = self.window.as_ref().map_or(NONE, |w| w.next[v as usize]);
+        while v != NONE && v != END {
+            let nv = match &mut self.window {
+                Some(w) => std::mem::replace(&mut w.next[v as usize], NONE),
+                None => NONE,
+            };
             if self.state[v as usize] == READY {
-                let item = (self.key[v as usize], Reverse(v));
-                if self.md.g.dur[v as usize] == 0 {
-                    self.ready_zero.push(item);
-                } else {
-                    self.ready[self.md.g.core[v as usize] as usize].push(item);
-                }
+                self.push_ready(v);
             }
             v = nv;
         }
@@ -771,12 +856,7 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
         if self.state[v as usize] != READY {
             return;
         }
-        let item = (self.key[v as usize], Reverse(v));
-        if self.md.g.dur[v as usize] == 0 {
-            self.ready_zero.push(item);
-        } else {
-            self.ready[self.md.g.core[v as usize] as usize].push(item);
-        }
+        self.push_ready(v);
     }
 
     /// Wakes the nodes parked on memory that the current usage admits.
@@ -918,6 +998,9 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
             if self.state[v as usize] != READY {
                 continue; // started earlier as part of a group
             }
+            if !self.dyn_key.is_empty() && self.dyn_key[v as usize] != item.0 {
+                continue; // an older entry: v is in the heap under a newer key
+            }
             if let Some(w) = &mut self.window {
                 let op = self.md.g.node_op[v as usize];
                 if w.state[op as usize] == 0 {
@@ -925,10 +1008,16 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
                         self.admit_op(op);
                     } else {
                         let w = self.window.as_mut().expect("window pass");
+                        if w.next[v as usize] != NONE {
+                            continue; // already waiting (a refreshed entry)
+                        }
                         if w.head[op as usize] == NONE {
                             w.queue.push((item.0, Reverse(op)));
                         }
-                        w.next[v as usize] = w.head[op as usize];
+                        w.next[v as usize] = match w.head[op as usize] {
+                            NONE => END,
+                            h => h,
+                        };
                         w.head[op as usize] = v;
                         continue;
                     }
@@ -1213,8 +1302,12 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
                     } else if self.ent_wait[ex] == 1 && self.held[ex] && !self.mem_park.is_empty() {
                         // The last pending successor now releases x: worth a try.
                         for y in g.intra_succs(x) {
-                            if g.demand(y, m) > 0 && self.mem_park[y as usize] != 0 {
-                                self.wake(y);
+                            if g.demand(y, m) > 0 {
+                                if self.mem_park[y as usize] != 0 {
+                                    self.wake(y);
+                                } else {
+                                    self.refresh(y);
+                                }
                             }
                         }
                     }
@@ -1227,8 +1320,12 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
                         if self.opm_left[kk] == 1 && !self.mem_park.is_empty() {
                             for &b in g.op_succs(pa) {
                                 for y in g.sources(b) {
-                                    if self.mem_park[y as usize] != 0 && g.demand(y, m) > 0 {
-                                        self.wake(y);
+                                    if g.demand(y, m) > 0 {
+                                        if self.mem_park[y as usize] != 0 {
+                                            self.wake(y);
+                                        } else {
+                                            self.refresh(y);
+                                        }
                                     }
                                 }
                             }
