@@ -797,7 +797,8 @@ impl<'a> Emitter<'a> {
                     // Pass 1 needs only the other tilings' demands (separate streams).
                     if emit {
                         if k == kept {
-                            self.sub.draw_witness(&mut rng, w, op, self.cfg.reach.is_some());
+                            self.sub
+                                .draw_witness(&mut rng, w, op, self.cfg.reach.is_some());
                         } else {
                             self.sub.draw_other(&mut rng, self.cfg, work, n);
                         }
@@ -809,14 +810,13 @@ impl<'a> Emitter<'a> {
                             ));
                         }
                     }
-                    self.sub
-                        .draw_demands(
-                            &mut demand_rng,
-                            n,
-                            n_mem,
-                            &mut self.max_demand,
-                            self.cfg.reach.is_some(),
-                        );
+                    self.sub.draw_demands(
+                        &mut demand_rng,
+                        n,
+                        n_mem,
+                        &mut self.max_demand,
+                        self.cfg.reach.is_some(),
+                    );
                     if emit {
                         self.sub.emit(out, w.op_type[op], op as u64 + 1, k);
                     }

@@ -114,6 +114,63 @@ pub fn solve(inst: &Instance, opts: &SolveOptions) -> SolveResult {
     r
 }
 
+/// One pass of `rule` on the shortest-path tilings (the memory-lean ones when
+/// those cannot be scheduled), in the first mode that succeeds: parallel,
+/// memory-reserving, op windows, then guarded by the memory-frugal serial
+/// order. No search: a baseline greedy to compare heuristics with.
+pub fn greedy(inst: &Instance, opts: &SolveOptions, rule: priority::Rule) -> SolveResult {
+    let t0 = Instant::now();
+    let engine = format!("greedy({})", rule.name());
+    let deadline = Deadline::after(opts.time_limit);
+    let bounds = lower_bounds(inst);
+    let lb = bounds.best.value;
+    let bad = inst.ops_without_usable_tiling();
+    if !bad.is_empty() {
+        let mut r = SolveResult::without_schedule(Status::Infeasible, 0, "none", &engine);
+        r.note(format!("infeasible: {}", inst.why_no_usable_tiling(bad[0])));
+        return r;
+    }
+    let mut last = None;
+    for lean in [false, true] {
+        let c = if lean {
+            lean_choice(inst)
+        } else {
+            initial_choice(inst)
+        };
+        let Ok(g) = NodeGraph::new(inst, c) else {
+            continue;
+        };
+        let mut s = Searcher::new(&g);
+        s.single(rule, &deadline);
+        if let Some(f) = s.best {
+            let mut r = match SolveResult::found(inst, f.schedule, lb, &bounds.best.source, &engine)
+            {
+                Ok(r) => r,
+                Err(e) => {
+                    let mut r = SolveResult::without_schedule(
+                        Status::Unknown,
+                        lb,
+                        &bounds.best.source,
+                        &engine,
+                    );
+                    r.internal(e.to_string());
+                    return r;
+                }
+            };
+            r.note(f.how);
+            r.wall_seconds = t0.elapsed().as_secs_f64();
+            return r;
+        }
+        last = s.last_deadlock;
+    }
+    let mut r = SolveResult::without_schedule(Status::Unknown, lb, &bounds.best.source, &engine);
+    if let Some(d) = &last {
+        r.note(format!("no schedule: {}", stuck_note(inst, d)));
+    }
+    r.wall_seconds = t0.elapsed().as_secs_f64();
+    r
+}
+
 /// The engine with precomputed bounds (the exact engines call this for their incumbent).
 pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) -> SolveResult {
     const ENGINE: &str = "list";
@@ -134,10 +191,17 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
     let mut best: Option<Found> = None;
     let mut pass_seconds = 0.0;
     let mut free_stats: search::FreeStats = Default::default();
-    for (label, c) in [
-        ("shortest-path tilings", choice.clone()),
-        ("memory-lean tilings", lean_choice(inst)),
-    ] {
+    for label in ["shortest-path tilings", "memory-lean tilings"] {
+        if deadline.expired() {
+            break;
+        }
+        // The lean choice only when the first one found nothing (it costs a
+        // walk over the whole library).
+        let c = if label.starts_with("shortest") {
+            choice.clone()
+        } else {
+            lean_choice(inst)
+        };
         let t = Instant::now();
         let g = match NodeGraph::new(inst, c.clone()) {
             Ok(g) => g,

@@ -29,7 +29,12 @@ enum Free {
     Reserve,
     Window(u32),
 }
-const FREE_MODES: [Free; 4] = [Free::Parallel, Free::Reserve, Free::Window(8), Free::Window(2)];
+const FREE_MODES: [Free; 4] = [
+    Free::Parallel,
+    Free::Reserve,
+    Free::Window(8),
+    Free::Window(2),
+];
 
 fn mode_name(m: Mode) -> String {
     match m {
@@ -217,7 +222,13 @@ impl<'g, 'a> Searcher<'g, 'a> {
     }
 
     /// One pass of `rule` (dynamic keys when the rule has them).
-    fn offer_rule(&mut self, rule: Rule, key: &[u64], how: &str, deadline: &Deadline) -> Option<u64> {
+    fn offer_rule(
+        &mut self,
+        rule: Rule,
+        key: &[u64],
+        how: &str,
+        deadline: &Deadline,
+    ) -> Option<u64> {
         self.offer_as(key, how, false, rule.is_dynamic(), deadline)
     }
 
@@ -350,6 +361,16 @@ impl<'g, 'a> Searcher<'g, 'a> {
         }
     }
 
+    /// Exactly one pass of `rule` (the mode ladder, guarded last): the greedy
+    /// baseline. (A guarded pass first builds its guide, whose serial
+    /// schedule is kept in the rare case that it is better.)
+    pub fn single(&mut self, rule: Rule, deadline: &Deadline) {
+        let k = self.rule_keys(rule);
+        // Every unguarded mode gets its one try.
+        self.free_stats = [(0, 0, 0); 4];
+        self.offer_rule(rule, &k, rule.name(), deadline);
+    }
+
     /// A quick evaluation of this tiling choice: the guide's serial schedule
     /// where memory can bind, one pass of `rule`, two forward-backward rounds.
     pub fn quick(&mut self, rule: Rule, target: u64, deadline: &Deadline) {
@@ -383,7 +404,11 @@ impl<'g, 'a> Searcher<'g, 'a> {
                 return;
             }
             // Stop when a round gains less than 0.1 %.
-            if self.best.as_ref().is_some_and(|b| b.makespan >= before - before / 1000) {
+            if self
+                .best
+                .as_ref()
+                .is_some_and(|b| b.makespan >= before - before / 1000)
+            {
                 return;
             }
         }

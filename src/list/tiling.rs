@@ -122,8 +122,8 @@ pub fn tiling_peak(inst: &Instance, t: u32, sc: &mut PeakScratch, peak: &mut [u1
         for e in lib.mems(v) {
             sc.held[e.mem as usize] += u128::from(e.amount);
         }
-        for m in 0..n_mem {
-            peak[m] = peak[m].max(sc.held[m]);
+        for (p, &h) in peak.iter_mut().zip(&sc.held) {
+            *p = (*p).max(h);
         }
         let sink = lib.succs(v).is_empty();
         for e in lib.mems(v) {

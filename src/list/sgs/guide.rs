@@ -293,12 +293,16 @@ impl Guard<'_> {
         let p = self.guide.pos[x as usize] as usize;
         let q0 = self.early_from[x as usize];
         if q0 != u32::MAX {
-            let pr = self.profile[m].as_mut().expect("binding types have a profile");
+            let pr = self.profile[m]
+                .as_mut()
+                .expect("binding types have a profile");
             pr.sub(q0 as usize, p, amount);
         }
         let r = self.serial_release(md, x, m as TypeIdx);
         let q = self.next_unstarted();
-        let pr = self.profile[m].as_mut().expect("binding types have a profile");
+        let pr = self.profile[m]
+            .as_mut()
+            .expect("binding types have a profile");
         pr.sub_inner(q.max(p), r, amount);
     }
 

@@ -553,7 +553,10 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
                 self.finish(v);
             }
         }
-        log::trace!("pass stats (guard refusals, memory refusals): {:?}", self.stats);
+        log::trace!(
+            "pass stats (guard refusals, memory refusals): {:?}",
+            self.stats
+        );
         Ok(Schedule {
             choice: g.choice.clone(),
             start: std::mem::take(&mut self.start),
@@ -761,7 +764,9 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
             if w.in_flight >= w.limit {
                 return;
             }
-            let Some(&(_, Reverse(next))) = w.queue.peek() else { return };
+            let Some(&(_, Reverse(next))) = w.queue.peek() else {
+                return;
+            };
             if w.state[next as usize] != 0 || w.head[next as usize] == NONE {
                 w.queue.pop();
                 continue;
@@ -1285,11 +1290,7 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
             if md.holds_at_start(v, k) {
                 self.usage[m as usize] += u128::from(e.amount);
                 self.held[a + k] = true;
-                if let Some(h) = self
-                    .window
-                    .as_mut()
-                    .and_then(|w| w.held_by.get_mut(&op))
-                {
+                if let Some(h) = self.window.as_mut().and_then(|w| w.held_by.get_mut(&op)) {
                     h[m as usize] += u128::from(e.amount);
                 }
             }

@@ -1,0 +1,212 @@
+//! The modes of the schedule generation scheme on small hand-checked and
+//! generated cases: every completed pass is legal, windows hold, deadlines are
+//! honoured, and guarded passes never deadlock.
+
+use std::time::{Duration, Instant};
+
+use tmin::generate::{GenConfig, generate};
+use tmin::graph::NodeGraph;
+use tmin::instance::{Instance, parse_reader};
+use tmin::list::priority::{Paths, Rule, keys};
+use tmin::list::sgs::{Guide, Mode, Model, Stop, run, run_keyed};
+use tmin::list::tiling::OpPeaks;
+use tmin::schedule::{Schedule, check};
+use tmin::solve::Deadline;
+
+fn forever() -> Deadline {
+    Deadline::after(Duration::from_secs(3600))
+}
+
+fn parse(text: &str) -> Instance {
+    parse_reader(text.as_bytes(), "test").expect("instance parses")
+}
+
+fn tight(seed: u64, ops: u32) -> GenConfig {
+    GenConfig {
+        seed,
+        ops,
+        tightness: 1.0,
+        mem_types: 3,
+        graphs: 3,
+        ..GenConfig::default()
+    }
+}
+
+/// Ops in flight at once in a schedule: the largest number of ops whose
+/// [first start, last end) intervals overlap.
+fn max_ops_in_flight(g: &NodeGraph, s: &Schedule) -> usize {
+    let mut events: Vec<(u128, i32)> = Vec::new();
+    for op in 0..g.n_ops() as u32 {
+        let r = g.op_nodes(op);
+        if r.is_empty() {
+            continue;
+        }
+        let first = r
+            .clone()
+            .map(|v| u128::from(s.start[v as usize]))
+            .min()
+            .unwrap();
+        let last = r
+            .map(|v| u128::from(s.start[v as usize]) + u128::from(g.dur[v as usize]))
+            .max()
+            .unwrap();
+        if last > first {
+            events.push((first, 1));
+            events.push((last, -1));
+        }
+    }
+    events.sort(); // ends (-1) before starts (+1) at equal times
+    let (mut cur, mut best) = (0i32, 0i32);
+    for (_, d) in events {
+        cur += d;
+        best = best.max(cur);
+    }
+    best as usize
+}
+
+/// Many independent one-node ops, all ready at 0 on 8 cores: a window of 1
+/// runs them one op at a time, a window of 3 at most three at once.
+#[test]
+fn a_window_blocks_many_ready_ops() {
+    let mut ops = String::new();
+    for i in 1..=40 {
+        if i > 1 {
+            ops.push(',');
+        }
+        ops.push_str(&format!("[{i},1,1]"));
+    }
+    let inst = parse(&format!(
+        "SetSocInfo([[0,8]],[[0,100]])
+AddOpInfo(1,1,0,[],[[1,0,3]],[[1,0,1]])
+GetInferenceScheResult([],[{ops}])"
+    ));
+    let g = NodeGraph::new(&inst, vec![0; 40]).unwrap();
+    let md = Model::new(&g);
+    let key = keys(&g, &Paths::new(&g), Rule::Lrp);
+    for (k, makespan) in [(1u32, 120u128), (3, 42), (8, 15)] {
+        let s = run(&md, &key, Mode::Window(k), &forever()).unwrap();
+        assert!(check(&g, &s, 5).is_empty());
+        assert!(max_ops_in_flight(&g, &s) <= k as usize, "window {k}");
+        assert_eq!(s.makespan(&g), makespan, "window {k}");
+    }
+}
+
+/// Every mode, on tight generated instances: a completed pass is legal, a
+/// failed one is a deadlock (never a hang, never an illegal schedule), and
+/// the guarded pass always completes.
+#[test]
+fn every_mode_is_legal_or_reports_a_deadlock() {
+    let mut completed = 0;
+    let mut deadlocked = 0;
+    for seed in 1..=10 {
+        let gen_ = generate(&tight(seed, 40)).unwrap();
+        let inst = parse(&gen_.text);
+        let g = NodeGraph::new(&inst, gen_.witness.choice.clone()).unwrap();
+        let md = Model::new(&g);
+        let paths = Paths::new(&g);
+        let peaks = OpPeaks::new(&g);
+        let list = tmin::list::sgs::activity_list(
+            &g,
+            &tmin::list::priority::keys_from_starts(&gen_.witness.start),
+        );
+        let (guide, _) = Guide::new(&md, &list, &forever()).unwrap();
+        for rule in Rule::ALL {
+            let k = keys(&g, &paths, rule);
+            for mode in [
+                Mode::Parallel,
+                Mode::Window(1),
+                Mode::Window(4),
+                Mode::Reserve(&peaks),
+                Mode::Guarded(&guide),
+            ] {
+                match run_keyed(&md, &k, rule.is_dynamic(), mode, &forever()) {
+                    Ok(s) => {
+                        let v = check(&g, &s, 5);
+                        assert!(v.is_empty(), "seed {seed} {}: {:?}", rule.name(), v.kept);
+                        completed += 1;
+                    }
+                    Err(Stop::Deadlock(_)) => {
+                        assert!(
+                            !matches!(mode, Mode::Guarded(_)),
+                            "seed {seed} {}: a guarded pass deadlocked",
+                            rule.name()
+                        );
+                        deadlocked += 1;
+                    }
+                    Err(e) => panic!("seed {seed} {}: {e:?}", rule.name()),
+                }
+            }
+        }
+    }
+    assert!(
+        completed > 0 && deadlocked > 0,
+        "{completed} / {deadlocked}"
+    );
+}
+
+/// A pass given a deadline that has (almost) passed gives up promptly with
+/// `Stop::Deadline` instead of finishing a large instance.
+#[test]
+fn a_pass_given_one_millisecond_honours_it() {
+    let cfg = GenConfig {
+        seed: 5,
+        ops: 2000,
+        nodes_min: 40,
+        nodes_max: 60,
+        tightness: 1.0,
+        graphs: 10,
+        ..GenConfig::default()
+    };
+    let gen_ = generate(&cfg).unwrap();
+    let inst = parse(&gen_.text);
+    let g = NodeGraph::new(&inst, gen_.witness.choice.clone()).unwrap();
+    assert!(g.n_nodes() > 50_000);
+    let md = Model::new(&g);
+    let k = keys(&g, &Paths::new(&g), Rule::Lrp);
+    let list = tmin::list::sgs::activity_list(&g, &k);
+    let d = Deadline::after(Duration::from_millis(1));
+    let t = Instant::now();
+    let r = run(&md, &k, Mode::Window(8), &d);
+    assert!(matches!(r, Err(Stop::Deadline)), "{:?}", r.err());
+    let r = Guide::new(&md, &list, &d);
+    assert!(matches!(r, Err(Stop::Deadline)));
+    // Both gave up within a few events of the deadline, not at the end of a
+    // pass over 50 000 nodes (which takes several times longer).
+    assert!(
+        t.elapsed() < Duration::from_millis(200),
+        "{:?}",
+        t.elapsed()
+    );
+}
+
+/// The task book's release rule through every mode: node 1 holds all 1024
+/// until its successors 2 and 3 (512 each) start, which they can only do
+/// together; the joint start is found in every mode.
+#[test]
+fn the_joint_start_is_found_in_every_mode() {
+    let inst = parse(
+        "SetSocInfo([[0,2]],[[0,1024]])
+AddOpInfo(1,1,0,[[1,2],[1,3]],[[1,0,5],[2,0,5],[3,0,5]],[[1,0,1024],[2,0,512],[3,0,512]])
+GetInferenceScheResult([],[[1,1,1]])",
+    );
+    let g = NodeGraph::new(&inst, vec![0]).unwrap();
+    let md = Model::new(&g);
+    let k = keys(&g, &Paths::new(&g), Rule::Lrp);
+    let peaks = OpPeaks::new(&g);
+    let (guide, serial) = Guide::new(&md, &[0, 1, 2], &forever()).unwrap();
+    assert_eq!(
+        serial.start,
+        vec![0, 5, 5],
+        "the serial pass starts 2 and 3 jointly"
+    );
+    for mode in [
+        Mode::Parallel,
+        Mode::Window(1),
+        Mode::Reserve(&peaks),
+        Mode::Guarded(&guide),
+    ] {
+        let s = run_keyed(&md, &k, true, mode, &forever()).unwrap();
+        assert_eq!(s.start, vec![0, 5, 5]);
+        assert!(check(&g, &s, 5).is_empty());
+    }
+}
