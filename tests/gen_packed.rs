@@ -223,7 +223,7 @@ fn the_witness_is_perfectly_packed_and_legal_on_the_full_text() {
         // Every core is busy on [0, T) without a gap.
         let mut busy = vec![0u64; c.cores as usize];
         for x in 0..g.n_nodes() {
-            busy[w.core[x] as usize] += g.dur[x];
+            busy[w.core[x] as usize] += g.dur(x as u32);
         }
         assert!(
             busy.iter().all(|&b| b == p.optimum),

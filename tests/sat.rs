@@ -163,7 +163,7 @@ fn brute_force(i: &Instance) -> Option<u64> {
     for choice in choices {
         let g = NodeGraph::new(i, choice.clone()).unwrap();
         let n = g.n_nodes();
-        let horizon: u64 = g.dur.iter().sum();
+        let horizon: u64 = (0..g.n_nodes() as u32).map(|v| g.dur(v)).sum();
         let order = g.topo_order();
         let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
         for v in 0..n as u32 {
@@ -190,7 +190,7 @@ fn dfs(
 ) {
     if k == order.len() {
         let ms = (0..start.len())
-            .map(|v| start[v] + g.dur[v])
+            .map(|v| start[v] + g.dur(v as u32))
             .max()
             .unwrap_or(0);
         if best.is_some_and(|b| ms >= b) {
@@ -209,16 +209,16 @@ fn dfs(
     let v = order[k] as usize;
     let ready = preds[v]
         .iter()
-        .map(|&u| start[u as usize] + g.dur[u as usize])
+        .map(|&u| start[u as usize] + g.dur(u))
         .max()
         .unwrap_or(0);
-    let mut limit = horizon.saturating_sub(g.dur[v]);
+    let mut limit = horizon.saturating_sub(g.dur(v as u32));
     if let Some(b) = *best {
         // Only strictly better schedules are of interest.
-        if b <= g.dur[v] {
+        if b <= g.dur(v as u32) {
             return;
         }
-        limit = limit.min(b - 1 - g.dur[v]);
+        limit = limit.min(b - 1 - g.dur(v as u32));
     }
     for s in ready..=limit {
         start[v] = s;
@@ -230,7 +230,7 @@ fn dfs(
 /// largest number of nodes running at once; the validator judges the rest).
 fn colour(g: &NodeGraph, start: &[u64]) -> Vec<u32> {
     let n = start.len();
-    let mut idx: Vec<usize> = (0..n).filter(|&v| g.dur[v] > 0).collect();
+    let mut idx: Vec<usize> = (0..n).filter(|&v| g.dur(v as u32) > 0).collect();
     idx.sort_by_key(|&v| start[v]);
     let mut core = vec![0u32; n];
     let mut busy_until: Vec<Vec<u64>> = g
@@ -246,7 +246,7 @@ fn colour(g: &NodeGraph, start: &[u64]) -> Vec<u32> {
             .iter()
             .position(|&e| e <= start[v])
             .unwrap_or(0);
-        busy_until[c][k] = start[v] + g.dur[v];
+        busy_until[c][k] = start[v] + g.dur(v as u32);
         core[v] = k as u32;
     }
     core

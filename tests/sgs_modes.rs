@@ -47,7 +47,7 @@ fn max_ops_in_flight(g: &NodeGraph, s: &Schedule) -> usize {
             .min()
             .unwrap();
         let last = r
-            .map(|v| u128::from(s.start[v as usize]) + u128::from(g.dur[v as usize]))
+            .map(|v| u128::from(s.start[v as usize]) + u128::from(g.dur(v)))
             .max()
             .unwrap();
         if last > first {

@@ -661,7 +661,7 @@ pub fn serial_schedule(g: &NodeGraph, order: &[u32]) -> Schedule {
     let mut now = 0u64;
     for &v in order {
         start[v as usize] = now;
-        now += g.dur[v as usize];
+        now += g.dur(v);
     }
     Schedule {
         choice: g.choice.clone(),
@@ -692,7 +692,7 @@ pub fn list_schedule(g: &NodeGraph, order: &[u32], cores: &[u32], monotone: bool
         let op = g.node_op[vi];
         let mut ready = 0u64;
         for p in g.intra_preds(v) {
-            ready = ready.max(start[p as usize] + g.dur[p as usize]);
+            ready = ready.max(start[p as usize] + g.dur(p));
         }
         if g.is_source(v) {
             for &a in g.op_preds(op) {
@@ -706,11 +706,11 @@ pub fn list_schedule(g: &NodeGraph, order: &[u32], cores: &[u32], monotone: bool
         let Reverse((at, c)) = heap.pop().expect("every core type has a core");
         let s = ready.max(at);
         last_start = s;
-        heap.push(Reverse((s + g.dur[vi], c)));
+        heap.push(Reverse((s + g.dur(vi as u32), c)));
         start[vi] = s;
         core[vi] = c;
         if g.is_sink(v) {
-            let e = s + g.dur[vi];
+            let e = s + g.dur(vi as u32);
             let se = &mut sink_end[op as usize];
             *se = (*se).max(e);
         }
@@ -759,7 +759,7 @@ pub fn memory_peaks(g: &NodeGraph, s: &Schedule, order: &[u32]) -> Vec<u64> {
                 continue;
             }
             let t = s.start[v as usize];
-            let mut r = t + g.dur[v as usize];
+            let mut r = t + g.dur(v);
             for w in g.intra_succs(v) {
                 if g.demand(w, m) > 0 {
                     r = r.max(s.start[w as usize]);

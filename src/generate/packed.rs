@@ -934,7 +934,10 @@ fn internal(msg: impl Into<String>) -> PackedError {
 
 /// Checks that `g` (the witness's tilings) has exactly the witness's nodes.
 fn same_nodes(g: &NodeGraph, w: &Witness) -> Result<(), PackedError> {
-    if g.n_nodes() != w.n_nodes() || g.op_base != w.op_base || g.dur != w.dur {
+    if g.n_nodes() != w.n_nodes()
+        || g.op_base != w.op_base
+        || (0..g.n_nodes()).any(|v| g.dur(v as u32) != w.dur[v])
+    {
         return Err(internal(
             "the parsed witness tilings do not match the drawn witness",
         ));

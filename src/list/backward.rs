@@ -27,7 +27,9 @@ pub fn backward_keys(g: &NodeGraph, start: &[u64]) -> Vec<u64> {
     let mut rev_wait: Vec<u32> = (0..n_ops as u32)
         .map(|a| g.op_succs(a).iter().map(|&b| op_src[b as usize]).sum())
         .collect();
-    let fwd_end: Vec<u64> = (0..n).map(|v| start[v].saturating_add(g.dur[v])).collect();
+    let fwd_end: Vec<u64> = (0..n)
+        .map(|v| start[v].saturating_add(g.dur(v as u32)))
+        .collect();
     let mut ready: Vec<BinaryHeap<(u64, Reverse<u32>)>> =
         (0..cores.len()).map(|_| BinaryHeap::new()).collect();
     let mut ready_zero: BinaryHeap<(u64, Reverse<u32>)> = BinaryHeap::new();
@@ -35,7 +37,7 @@ pub fn backward_keys(g: &NodeGraph, start: &[u64]) -> Vec<u64> {
                 ready: &mut Vec<BinaryHeap<(u64, Reverse<u32>)>>,
                 ready_zero: &mut BinaryHeap<(u64, Reverse<u32>)>| {
         let item = (fwd_end[v as usize], Reverse(v));
-        if g.dur[v as usize] == 0 {
+        if g.dur(v) == 0 {
             ready_zero.push(item);
         } else {
             ready[g.core[v as usize] as usize].push(item);
@@ -64,7 +66,7 @@ pub fn backward_keys(g: &NodeGraph, start: &[u64]) -> Vec<u64> {
                     break;
                 };
                 free[c] -= 1;
-                running.push(Reverse((t.saturating_add(g.dur[v as usize]), v)));
+                running.push(Reverse((t.saturating_add(g.dur(v)), v)));
             }
         }
         let Some(&Reverse((next, _))) = running.peek() else {
@@ -78,7 +80,7 @@ pub fn backward_keys(g: &NodeGraph, start: &[u64]) -> Vec<u64> {
             running.pop();
             done += 1;
             rev_end[v as usize] = e;
-            if g.dur[v as usize] > 0 {
+            if g.dur(v) > 0 {
                 free[g.core[v as usize] as usize] += 1;
             }
             for p in g.intra_preds(v) {

@@ -28,7 +28,7 @@ impl Paths {
             if g.is_source(v) {
                 head[vi] = head[vi].max(op_ready[op]);
             }
-            let end = head[vi].saturating_add(g.dur[vi]);
+            let end = head[vi].saturating_add(g.dur(vi as u32));
             for s in g.intra_succs(v) {
                 head[s as usize] = head[s as usize].max(end);
             }
@@ -53,7 +53,7 @@ impl Paths {
                     after = after.max(op_src_tail[b as usize]);
                 }
             }
-            tail[vi] = after.saturating_add(g.dur[vi]);
+            tail[vi] = after.saturating_add(g.dur(vi as u32));
             if g.is_source(v) {
                 op_src_tail[op as usize] = op_src_tail[op as usize].max(tail[vi]);
             }

@@ -50,6 +50,9 @@ fn mode_name(m: Mode) -> String {
 /// memory traps greedy passes changes little with a few tilings.
 pub type FreeStats = [(usize, usize, usize); 4];
 
+/// Above this many nodes the static paths are not kept between rules.
+const KEEP_PATHS_UP_TO: usize = 2_000_000;
+
 /// Searches schedules for one tiling choice.
 pub struct Searcher<'g, 'a> {
     g: &'g NodeGraph<'a>,
@@ -114,7 +117,13 @@ impl<'g, 'a> Searcher<'g, 'a> {
     fn rule_keys(&mut self, rule: Rule) -> Vec<u64> {
         let g = self.g;
         let paths = self.paths.get_or_insert_with(|| Paths::new(g));
-        keys(g, paths, rule)
+        let k = keys(g, paths, rule);
+        // Huge graphs: 16 bytes a node are worth more than the second or so
+        // it takes to recompute the paths for the next rule.
+        if g.n_nodes() > KEEP_PATHS_UP_TO {
+            self.paths = None;
+        }
+        k
     }
 
     /// Keeps `s` if it is the best so far; returns its makespan.
@@ -189,6 +198,10 @@ impl<'g, 'a> Searcher<'g, 'a> {
             sgs::activity_list(self.g, &k)
         };
         let how = best.how.clone();
+        // The old guide is not needed while the new one is built (8 bytes a
+        // node, and a pass's worth while building); if the new one fails, a
+        // frugal one is built again when a pass needs it.
+        self.guide = None;
         match Guide::new(&self.md, &list, deadline) {
             Ok((gd, s)) => {
                 self.guide = Some(gd);
@@ -293,8 +306,9 @@ impl<'g, 'a> Searcher<'g, 'a> {
         let t0 = std::time::Instant::now();
         let res = sgs::run_keyed(&self.md, key, dynamic, Mode::Guarded(gd), deadline);
         log::debug!(
-            "guarded pass ({how}) in {:.2} s: {}",
+            "guarded pass ({how}) in {:.2} s (peak RSS {:.0} MiB): {}",
             t0.elapsed().as_secs_f64(),
+            crate::solve::peak_rss_mib().unwrap_or(0.0),
             match &res {
                 Ok(s) => format!("makespan {}", s.makespan(self.g)),
                 Err(e) => format!("{e:?}"),
@@ -343,6 +357,8 @@ impl<'g, 'a> Searcher<'g, 'a> {
                 self.forward_backward(8, target, deadline);
             }
         }
+        // 16 bytes a node, recomputed if another rule is asked for.
+        self.paths = None;
     }
 
     /// When no schedule is known yet (a time share ran out before one), the
@@ -390,15 +406,17 @@ impl<'g, 'a> Searcher<'g, 'a> {
             let Some(best) = &self.best else { return };
             let before = best.makespan;
             let back = backward::backward_keys(self.g, &best.schedule.start);
-            let starts = priority::keys_from_starts(&best.schedule.start);
             if !self.md.memory_is_loose() {
                 self.guide_from_best(deadline);
             }
             self.offer_as(&back, "forward-backward", true, false, deadline);
+            drop(back);
             if self.reached(target) || deadline.expired() {
                 return;
             }
             // The best schedule's own start order: a left shift of it.
+            let Some(best) = &self.best else { return };
+            let starts = priority::keys_from_starts(&best.schedule.start);
             self.offer(&starts, "start-order compaction", deadline);
             if self.reached(target) || deadline.expired() {
                 return;
@@ -432,6 +450,8 @@ impl<'g, 'a> Searcher<'g, 'a> {
             &Rule::ALL
         };
         let base: Vec<Vec<u64>> = rules.iter().map(|&r| self.rule_keys(r)).collect();
+        // 16 bytes a node; the keys are all sampling needs.
+        self.paths = None;
         let mut stalled = 0;
         while !deadline.expired() && !self.reached(target) && stalled < patience {
             let r = rng.below(base.len());

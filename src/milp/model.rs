@@ -367,7 +367,7 @@ pub fn to_schedule(net: &Net, starts: &[i64]) -> Result<Schedule, String> {
         );
     }
     let mut core = vec![0u32; n];
-    let mut order: Vec<u32> = (0..n as u32).filter(|&v| g.dur[v as usize] > 0).collect();
+    let mut order: Vec<u32> = (0..n as u32).filter(|&v| g.dur(v) > 0).collect();
     order.sort_unstable_by_key(|&v| (start[v as usize], v));
     // Per core type: cores in use by their end, freed cores, and the next
     // never-used core. Memory and time grow with the cores used, not with the
@@ -407,7 +407,7 @@ pub fn to_schedule(net: &Net, starts: &[i64]) -> Result<Schedule, String> {
             }
         };
         core[vi] = j;
-        busy[c].push(Reverse((s + u128::from(g.dur[vi]), j)));
+        busy[c].push(Reverse((s + u128::from(g.dur(vi as u32)), j)));
     }
     Ok(Schedule {
         choice: g.choice.clone(),

@@ -171,15 +171,15 @@ impl<'g, 'a> Net<'g, 'a> {
         if n > MAX_NODES {
             return Err(NetError::TooManyNodes { n });
         }
-        let scale = g.dur.iter().fold(0, |a, &d| gcd(a, d)).max(1);
+        let scale = (0..n as u32).fold(0, |a, v| gcd(a, g.dur(v))).max(1);
         let mut sum: u64 = 0;
-        for &d in &g.dur {
-            sum = sum.saturating_add(d / scale);
+        for v in 0..n as u32 {
+            sum = sum.saturating_add(g.dur(v) / scale);
         }
         if sum > MAX_SCALED_SUM {
             return Err(NetError::TooLong { sum, scale });
         }
-        let mut p: Vec<i64> = g.dur.iter().map(|&d| (d / scale) as i64).collect();
+        let mut p: Vec<i64> = (0..n as u32).map(|v| (g.dur(v) / scale) as i64).collect();
         let mut succ: Vec<Vec<u32>> = vec![Vec::new(); n];
         for v in 0..n as u32 {
             succ[v as usize].extend(g.intra_succs(v));

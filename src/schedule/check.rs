@@ -235,7 +235,7 @@ fn check_core_ids(g: &NodeGraph, s: &Schedule, out: &mut Violations) {
 }
 
 fn check_precedence(g: &NodeGraph, s: &Schedule, out: &mut Violations) {
-    let end_of = |v: u32| end(s.start[v as usize], g.dur[v as usize]);
+    let end_of = |v: u32| end(s.start[v as usize], g.dur(v));
     let edge_violation = |out: &mut Violations, u: u32, v: u32, kind: &str| {
         if out.wants_detail(Rule::Precedence) {
             out.push(
@@ -328,7 +328,7 @@ impl CoreSlots {
         }
         // (core type, core id, node) sorted; equal keys share a slot.
         let mut keys: Vec<(u64, u32)> = (0..g.n_nodes() as u32)
-            .filter(|&v| g.dur[v as usize] > 0)
+            .filter(|&v| g.dur(v) > 0)
             .map(|v| {
                 let key = (u64::from(g.core[v as usize]) << 32) | u64::from(s.core[v as usize]);
                 (key, v)
@@ -369,12 +369,12 @@ fn check_cores(g: &NodeGraph, s: &Schedule, order: &[u32], out: &mut Violations)
     // nodes occupy nothing.
     let mut latest: Vec<Option<(u128, u32)>> = vec![None; slots.n_slots];
     for &v in order {
-        if g.dur[v as usize] == 0 {
+        if g.dur(v) == 0 {
             continue;
         }
         let start = s.start[v as usize];
         let slot = slots.slot(g, s, v);
-        let e = end(start, g.dur[v as usize]);
+        let e = end(start, g.dur(v));
         match latest[slot] {
             Some((le, u)) if u128::from(start) < le => {
                 if out.wants_detail(Rule::Core) {
@@ -468,7 +468,7 @@ impl Holds {
 
     /// `R(v, m)` for a node that demands m.
     fn until(&self, g: &NodeGraph, s: &Schedule, v: u32) -> u128 {
-        let mut until = end(s.start[v as usize], g.dur[v as usize]);
+        let mut until = end(s.start[v as usize], g.dur(v));
         for w in g.intra_succs(v) {
             if g.demand(w, self.m) > 0 {
                 until = until.max(u128::from(s.start[w as usize]));
@@ -501,8 +501,7 @@ fn sweep_memory(
     let mut acquire = order.iter().copied().filter_map(|v| {
         let d = g.demand(v, m);
         let from = s.start[v as usize];
-        (d > 0 && (g.dur[v as usize] > 0 || holds.until(g, s, v) > u128::from(from)))
-            .then_some((from, d))
+        (d > 0 && (g.dur(v) > 0 || holds.until(g, s, v) > u128::from(from))).then_some((from, d))
     });
     let mut next = acquire.next();
     let mut j = 0;
@@ -556,7 +555,7 @@ fn sweep_memory(
             .iter()
             .take(8)
             .map(|&(v, until)| {
-                let ended = end(s.start[v as usize], g.dur[v as usize]);
+                let ended = end(s.start[v as usize], g.dur(v));
                 let why = if until > ended {
                     " (waiting for a successor to start)"
                 } else {

@@ -24,7 +24,7 @@ impl Schedule {
     /// The latest end, in u128 because start + ExecTime may exceed u64 (SPEC 6).
     pub fn makespan(&self, g: &NodeGraph) -> u128 {
         (0..g.n_nodes())
-            .map(|v| end(self.start[v], g.dur[v]))
+            .map(|v| end(self.start[v], g.dur(v as u32)))
             .max()
             .unwrap_or(0)
     }

@@ -214,7 +214,7 @@ impl<'g, 'a> Model<'g, 'a> {
     /// with no same-type successor to wait for holds the empty interval [t, t).
     fn holds_at_start(&self, v: u32, k: usize) -> bool {
         let g = self.g;
-        if g.dur[v as usize] > 0 {
+        if g.dur(v) > 0 {
             return true;
         }
         let m = g.mems(v)[k].mem;
@@ -383,9 +383,9 @@ struct Pass<'m, 'g, 'a> {
     tries_left: Vec<usize>,
     gave_up: bool,
     // Scratch for group admission.
-    ent_dec: Vec<u32>,
     opm_dec: Vec<u32>,
-    touched_ent: Vec<usize>,
+    /// Holder entries the set under test waits on, with how many members.
+    touched_ent: Vec<(usize, u32)>,
     touched_opm: Vec<usize>,
     delta_acq: Vec<u128>,
     delta_rel: Vec<u128>,
@@ -494,7 +494,6 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
             tries_left: vec![0; md.core_count.len() + 1],
             parked: BinaryHeap::new(),
             gave_up: false,
-            ent_dec: vec![0; md.ent_wait0.len()],
             opm_dec: vec![0; md.opm.len()],
             touched_ent: Vec::new(),
             touched_opm: Vec::new(),
@@ -576,7 +575,7 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
     fn push_ready(&mut self, v: u32) {
         let k = self.current_key(v);
         let item = (k, Reverse(v));
-        if self.md.g.dur[v as usize] == 0 {
+        if self.md.g.dur(v) == 0 {
             self.ready_zero.push(item);
         } else {
             self.ready[self.md.g.core[v as usize] as usize].push(item);
@@ -1113,7 +1112,7 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
         let g = md.g;
         self.cores_need.iter_mut().for_each(|c| *c = 0);
         for &v in set {
-            if g.dur[v as usize] > 0 {
+            if g.dur(v) > 0 {
                 self.cores_need[g.core[v as usize] as usize] += 1;
             }
         }
@@ -1141,11 +1140,19 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
                 }
                 for x in g.intra_preds(v) {
                     if let Some(ex) = md.entry(x, m) {
-                        if self.ent_dec[ex] == 0 {
-                            self.touched_ent.push(ex);
-                        }
-                        self.ent_dec[ex] += 1;
-                        if self.held[ex] && self.ent_wait[ex] == self.ent_dec[ex] {
+                        // How many of the set's members wait on entry ex (a
+                        // short list: a set is one node or a joint group).
+                        let dec = match self.touched_ent.iter_mut().find(|(e, _)| *e == ex) {
+                            Some((_, c)) => {
+                                *c += 1;
+                                *c
+                            }
+                            None => {
+                                self.touched_ent.push((ex, 1));
+                                1
+                            }
+                        };
+                        if self.held[ex] && self.ent_wait[ex] == dec {
                             self.delta_rel[m as usize] +=
                                 u128::from(g.mems(x)[ex - md.ent_off[x as usize] as usize].amount);
                         }
@@ -1165,9 +1172,6 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
                     }
                 }
             }
-        }
-        for &ex in &self.touched_ent {
-            self.ent_dec[ex] = 0;
         }
         for &k in &self.touched_opm {
             self.opm_dec[k] = 0;
@@ -1260,7 +1264,7 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
         let md = self.md;
         let g = md.g;
         let vi = v as usize;
-        let d = g.dur[vi];
+        let d = g.dur(vi as u32);
         self.state[vi] = RUNNING;
         let Ok(t64) = u64::try_from(t) else {
             // The start does not fit the output format: give up this pass honestly.
@@ -1368,7 +1372,7 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
         let g = md.g;
         let vi = v as usize;
         self.state[vi] = ENDED;
-        if g.dur[vi] > 0 {
+        if g.dur(vi as u32) > 0 {
             let c = g.core[vi] as usize;
             self.cores[c].released.push(self.core[vi]);
         }
