@@ -74,6 +74,11 @@ pub struct Searcher<'g, 'a> {
     pub last_deadlock: Option<Deadlock>,
     /// A pass was abandoned at the deadline.
     pub timed_out: bool,
+    /// A pass other than a guide's serial one has produced a schedule.
+    parallel_found: bool,
+    /// The deadline of the first guarded pass while no parallel schedule is
+    /// known (see `first_guarded_pass_until`).
+    first_guarded: Option<Deadline>,
 }
 
 /// Makespan of a schedule built by the scheme, saturated at u64::MAX (only
@@ -98,7 +103,19 @@ impl<'g, 'a> Searcher<'g, 'a> {
             deadlocks: 0,
             last_deadlock: None,
             timed_out: false,
+            parallel_found: false,
+            first_guarded: None,
         }
+    }
+
+    /// Lets the guarded pass that runs while only a serial schedule is known
+    /// go on until `d` (a later deadline than the share a phase is given).
+    /// On huge memory-tight graphs every unguarded mode deadlocks and a
+    /// guarded pass takes 10-20 s at 10^7 nodes: cut at a phase's share it
+    /// is lost work, and the answer stays the serial schedule (several
+    /// times the bound); let through, it is the first parallel schedule.
+    pub fn first_guarded_pass_until(&mut self, d: &Deadline) {
+        self.first_guarded = Some(d.clone());
     }
 
     /// A searcher that starts with what earlier searches learned about the
@@ -107,6 +124,19 @@ impl<'g, 'a> Searcher<'g, 'a> {
         let mut s = Searcher::new(g);
         s.free_stats = stats;
         s
+    }
+
+    /// Hands the guide over (with what it follows), for a later search on
+    /// the same tiling choice: building one is a serial pass.
+    pub fn take_guide(&mut self) -> Option<(Guide, String)> {
+        let gd = self.guide.take()?;
+        Some((gd, std::mem::take(&mut self.guide_kind)))
+    }
+
+    /// Starts with a guide an earlier search on the same choice built.
+    pub fn set_guide(&mut self, (gd, kind): (Guide, String)) {
+        self.guide = Some(gd);
+        self.guide_kind = kind;
     }
 
     /// What this search learned about the unguarded modes.
@@ -278,6 +308,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
             match sgs::run_keyed(&self.md, key, dynamic, mode, deadline) {
                 Ok(s) => {
                     self.free_stats[i].0 += 1;
+                    self.parallel_found = true;
                     let how = format!("pass {} ({how}, {})", self.passes, mode_name(mode));
                     return Some(self.consider(s, how));
                 }
@@ -304,7 +335,11 @@ impl<'g, 'a> Searcher<'g, 'a> {
         }
         let gd = self.guide.as_ref().expect("first_schedule built it");
         let t0 = std::time::Instant::now();
-        let res = sgs::run_keyed(&self.md, key, dynamic, Mode::Guarded(gd), deadline);
+        let dl = match &self.first_guarded {
+            Some(d) if !self.parallel_found => d,
+            _ => deadline,
+        };
+        let res = sgs::run_keyed(&self.md, key, dynamic, Mode::Guarded(gd), dl);
         log::debug!(
             "guarded pass ({how}) in {:.2} s (peak RSS {:.0} MiB): {}",
             t0.elapsed().as_secs_f64(),
@@ -316,6 +351,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
         );
         match res {
             Ok(s) => {
+                self.parallel_found = true;
                 let how = format!(
                     "pass {} ({how}, guarded by the {})",
                     self.passes, self.guide_kind
@@ -406,7 +442,13 @@ impl<'g, 'a> Searcher<'g, 'a> {
             let Some(best) = &self.best else { return };
             let before = best.makespan;
             let back = backward::backward_keys(self.g, &best.schedule.start);
-            if !self.md.memory_is_loose() {
+            // A guide that follows the best schedule deviates least from
+            // keys derived from it; but building one is a serial pass plus a
+            // sort (7 s at 10^7 nodes, half a guarded pass): on huge graphs
+            // the guide at hand is kept.
+            if !self.md.memory_is_loose()
+                && (self.guide.is_none() || self.g.n_nodes() <= KEEP_PATHS_UP_TO)
+            {
                 self.guide_from_best(deadline);
             }
             self.offer_as(&back, "forward-backward", true, false, deadline);
@@ -444,6 +486,9 @@ impl<'g, 'a> Searcher<'g, 'a> {
         progress: &Progress,
     ) {
         // Every rule's keys cost 8 bytes a node: keep two rules on huge graphs.
+        if deadline.expired() || self.reached(target) || patience == 0 {
+            return; // the keys below cost a second or two at 10^7 nodes
+        }
         let rules: &[Rule] = if self.g.n_nodes() > 2_000_000 {
             &Rule::ALL[..2]
         } else {
