@@ -18,3 +18,4 @@ pub mod sat;
 pub mod schedule;
 pub mod solve;
 pub mod text;
+pub mod tmax;
