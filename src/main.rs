@@ -216,6 +216,7 @@ struct BenchArgs {
     /// The results folder (created; its parent must exist).
     #[arg(long, required = true, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Engine, as `tmin solve --engine` (greedy: its default rule, release).
     #[arg(long, value_enum, default_value_t = Engine::Auto)]
     engine: Engine,
     /// Seconds per instance, reading and writing included (as `tmin solve`).
@@ -227,6 +228,7 @@ struct BenchArgs {
     /// Threads of each solve.
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Random seed of every solve.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Only the K-th of N slices of the set (by content hash: the same slice
