@@ -92,6 +92,12 @@ fn markdown(rs: &[&Record]) -> String {
         count("unknown"),
     );
     let med_gap = median(rs.iter().filter_map(|r| r.gap).collect());
+    let med_open_gap = median(
+        rs.iter()
+            .filter(|r| r.status == "feasible")
+            .filter_map(|r| r.gap)
+            .collect(),
+    );
     let med_time = median(rs.iter().map(|r| r.total_seconds).collect());
     let mut settings: Vec<String> = rs.iter().map(|r| r.settings_text()).collect();
     settings.sort();
@@ -124,6 +130,11 @@ fn markdown(rs: &[&Record]) -> String {
         s,
         "| median gap (instances with a schedule) | {} |",
         med_gap.map_or("-".into(), |g| format!("{:.2} %", 100.0 * g))
+    );
+    let _ = writeln!(
+        s,
+        "| median gap where not proven | {} |",
+        med_open_gap.map_or("-".into(), |g| format!("{:.2} %", 100.0 * g))
     );
     let _ = writeln!(
         s,
