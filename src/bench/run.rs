@@ -153,8 +153,8 @@ pub fn run(cfg: &BenchConfig) -> Result<(), BenchError> {
                         continue;
                     }
                     proven += usize::from(rec.proven());
-                    bar.set_message(format!("proven {proven}"));
                     bar.inc(1);
+                    bar.set_message(format!("proven {proven}"));
                     records.push(rec);
                 }
                 Err(f) => {
