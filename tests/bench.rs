@@ -145,6 +145,14 @@ fn resume_after_sigkill_solves_each_instance_once() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+    // A second run into the same folder meanwhile is refused (the lock).
+    let (code, _, err, solved) = bench(&args[1..]);
+    assert_eq!((code, solved), (2, 0), "{err}");
+    assert!(err.contains("another tmin bench is writing"), "{err}");
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the run ended before it could be killed"
+    );
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     let before = lines(&out);

@@ -120,19 +120,32 @@ fn create_out_dir(out: &std::path::Path) -> Result<(), BenchError> {
 }
 
 /// Holds the folder's lock file while a run or merge writes it: two writers
-/// would interleave their rewrites of results.jsonl.
+/// (say, a Slurm array resubmitted while the first still runs) would
+/// interleave their rewrites of results.jsonl. An advisory `flock`: the
+/// kernel drops it when the process ends, however it ends, so a killed run
+/// never leaves a stale lock behind (`File::try_lock` does the same but needs
+/// Rust 1.89; the crate supports 1.88).
 fn lock_out_dir(out: &std::path::Path) -> Result<std::fs::File, BenchError> {
     let path = out.join(".lock");
     let f = std::fs::File::create(&path)
         .map_err(|e| BenchError::Output(format!("{}: {e}", path.display())))?;
-    match f.try_lock() {
-        Ok(()) => Ok(f),
-        Err(std::fs::TryLockError::WouldBlock) => Err(BenchError::Usage(format!(
-            "{}: another tmin bench is writing this folder",
-            out.display()
-        ))),
-        Err(std::fs::TryLockError::Error(e)) => {
-            Err(BenchError::Output(format!("{}: {e}", path.display())))
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: flock only reads the descriptor, which `f` owns and keeps
+        // open for the call; no memory is passed.
+        let rc = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        if rc != 0 {
+            let e = std::io::Error::last_os_error();
+            return Err(if e.kind() == std::io::ErrorKind::WouldBlock {
+                BenchError::Usage(format!(
+                    "{}: another tmin bench is writing this folder",
+                    out.display()
+                ))
+            } else {
+                BenchError::Output(format!("{}: cannot lock: {e}", path.display()))
+            });
         }
     }
+    Ok(f)
 }
