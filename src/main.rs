@@ -41,7 +41,13 @@ Instances use the competition text format (SetSocInfo / AddOpInfo / GetInference
 schedules use its output format [[OpId,Tiling,NodeId,Start,CoreId],...]. '-' reads stdin.\n\n\
 Exit codes: 0 success, 1 illegal schedule or infeasible instance, 2 unreadable input\n\
 or bad arguments, 3 no verdict within the limits, 70 internal error (please report),\n\
-74 cannot write the output (disk full, closed pipe). Logging: RUST_LOG=info|debug."
+74 cannot write the output (disk full, closed pipe).\n\n\
+Environment:\n  \
+RUST_LOG=info|debug              progress and engine logs on stderr (default: warnings)\n  \
+TMIN_HIGHS_LOG=1                 HiGHS's own log (MILP engine), for debugging\n  \
+TMIN_HIGHS_OPTIONS='k=v;...'     extra HiGHS options (MILP engine), for experiments\n  \
+TMIN_SAT_POINTS=dense|events     force the SAT engine's time points (diagnosis; same answers)\n  \
+TMIN_TEST_PANIC=main|thread      tests only: a deliberate panic, to check the exit-70 path"
 )]
 struct Cli {
     #[command(subcommand)]

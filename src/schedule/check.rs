@@ -1,4 +1,4 @@
-//! The validator: every rule of SPEC section 4, in O(n log n) sweeps that never
+//! The validator: every rule of problem.md §4, in O(n log n) sweeps that never
 //! loop over time units (times go up to 10^18 and beyond).
 //!
 //! Every schedule the tool prints goes through `check` first.
@@ -18,11 +18,11 @@ pub enum Rule {
     Structure,
     /// A core id outside `0..CoreNum` of the node's core type.
     CoreId,
-    /// SPEC 4.1: a node starts before a predecessor ends.
+    /// problem.md §4.1: a node starts before a predecessor ends.
     Precedence,
-    /// SPEC 4.3: two nodes overlap on one core.
+    /// problem.md §4.3: two nodes overlap on one core.
     Core,
-    /// SPEC 4.4: held memory exceeds a memory type's size.
+    /// problem.md §4.4: held memory exceeds a memory type's size.
     Memory,
 }
 
@@ -188,7 +188,7 @@ pub fn check_reader<R: Read>(
     })
 }
 
-/// Checks a complete schedule against SPEC 4 (core ids, precedence, cores, memory).
+/// Checks a complete schedule against problem.md §4 (core ids, precedence, cores, memory).
 pub fn check(g: &NodeGraph, s: &Schedule, limit: usize) -> Violations {
     assert_eq!(
         s.choice, g.choice,
@@ -415,7 +415,7 @@ fn check_memory(g: &NodeGraph, s: &Schedule, order: &[u32], out: &mut Violations
 
 /// The holds of one memory type: node `v` holds `demand(v, m)` over
 /// `[start(v), R)` with `R = max(end, max start of direct successors that demand
-/// m)` (SPEC 4.4). Only what the sweep needs is stored: the release list.
+/// m)` (problem.md §4.4). Only what the sweep needs is stored: the release list.
 struct Holds {
     m: TypeIdx,
     /// Per op: the latest start of a successor op's source that demands m (the

@@ -1,4 +1,4 @@
-//! The schedule generation scheme with the real memory rule (SPEC 4.4).
+//! The schedule generation scheme with the real memory rule (problem.md §4.4).
 //!
 //! Time jumps from one completion to the next. At each instant the scheme starts
 //! ready nodes in priority order while a core of their type is free and memory
