@@ -36,7 +36,10 @@ fn tiling_work(inst: &Instance, t: u32) -> u128 {
 pub fn t_max(inst: &Instance) -> Option<u128> {
     let mut total: u128 = 0;
     for op in 0..inst.graph.n_ops() as u32 {
-        let worst = inst.usable_tilings(op).map(|t| tiling_work(inst, t)).max()?;
+        let worst = inst
+            .usable_tilings(op)
+            .map(|t| tiling_work(inst, t))
+            .max()?;
         total += worst;
     }
     Some(total)
