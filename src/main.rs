@@ -759,10 +759,7 @@ fn score(a: ScoreArgs) -> Result<ExitCode, Failure> {
             let scale =
                 sc::scale_for(&inst, &name, Some(&reference), None).map_err(Failure::Usage)?;
             for d in &a.heuristic_dirs {
-                let h = d
-                    .file_name()
-                    .map(|f| f.to_string_lossy().into_owned())
-                    .unwrap_or_else(|| d.display().to_string());
+                let h = heuristic_name(d);
                 let file = d.join(format!("{name}.schedule"));
                 if file.exists() {
                     rows.push(scored(sc::score_file(
@@ -828,6 +825,18 @@ fn score(a: ScoreArgs) -> Result<ExitCode, Failure> {
     } else {
         1
     }))
+}
+
+/// A heuristic folder's name; a bench folder's `schedules` folder is named
+/// after its bench folder (`runs/greedy/schedules` is `greedy`).
+fn heuristic_name(d: &Path) -> String {
+    let full = d.canonicalize().unwrap_or_else(|_| d.to_path_buf());
+    let name = |p: &Path| p.file_name().map(|f| f.to_string_lossy().into_owned());
+    match name(&full) {
+        Some(n) if n == "schedules" => full.parent().and_then(name).unwrap_or(n),
+        Some(n) => n,
+        None => d.display().to_string(),
+    }
 }
 
 /// An instance path from a reference: as written (relative to the working

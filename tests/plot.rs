@@ -328,6 +328,16 @@ fn share_curves_follow_the_rows() {
         "run-lib2",
         &[line("i3", "sat", "feasible", Some(40), 30, 10.0)],
     );
-    let run = tmin::plot::profile::read_run(&b).unwrap();
-    assert_eq!(run.outcomes[0].gap, Some(0.25));
+    let run_b = tmin::plot::profile::read_run(&b).unwrap();
+    assert_eq!(run_b.outcomes[0].gap, Some(0.25));
+    // Gaps are drawn against the best bound of all runs: another run proved
+    // 35 for i3, so 40 is (40 - 35) / 40 from it, and that run's 50 is 0.3.
+    let c = bench_folder(
+        "run-lib3",
+        &[line("i3", "list", "feasible", Some(50), 35, 1.0)],
+    );
+    let run_c = tmin::plot::profile::read_run(&c).unwrap();
+    let g = tmin::plot::profile::common_gaps(&[run_b, run_c]);
+    assert_eq!(g[0], vec![Some(0.125)]);
+    assert_eq!(g[1], vec![Some(0.3)]);
 }
