@@ -30,18 +30,9 @@ fn row_height(n_rows: usize) -> u32 {
     (900 / n_rows.max(1) as u32).clamp(3, 22)
 }
 
-/// Pixel height of the Gantt panel for this schedule.
-pub fn gantt_height(g: &NodeGraph) -> u32 {
-    // Rows are at most the used cores, which the schedule fixes; bound them by
-    // the declared cores and the node count to size the panel before drawing.
-    let declared: u64 = g
-        .inst
-        .platform
-        .cores
-        .iter()
-        .map(|c| u64::from(c.count))
-        .sum();
-    let n = (declared.min(g.n_nodes() as u64) as usize).max(1);
+/// Pixel height of the Gantt panel for this schedule: its used cores' rows.
+pub fn gantt_height(g: &NodeGraph, s: &Schedule) -> u32 {
+    let n = rows(g, s).len().max(1);
     n as u32 * row_height(n) + 90
 }
 

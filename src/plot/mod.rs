@@ -117,7 +117,7 @@ pub fn schedule_svg(g: &NodeGraph, s: &Schedule, opts: &PlotOptions) -> Result<S
     let top_h = if opts.aggregate {
         gantt::UTIL_HEIGHT
     } else {
-        gantt::gantt_height(g)
+        gantt::gantt_height(g, s)
     };
     let height = 40 + top_h + n_mems * memory::PANEL_HEIGHT;
     let mut svg = String::new();
