@@ -341,3 +341,48 @@ fn share_curves_follow_the_rows() {
     assert_eq!(g[0], vec![Some(0.125)]);
     assert_eq!(g[1], vec![Some(0.3)]);
 }
+
+#[test]
+fn memory_profile_agrees_with_the_validator() {
+    use tmin::graph::NodeGraph;
+    use tmin::schedule::{Rule, check, memory_profile, read_schedule};
+    // Example 1 with memory type 0 shrunk to 1500: the optimal schedule holds
+    // 2048 of it over [19, 25), which the validator reports and the profile
+    // (what `tmin plot` draws) shows at the same instant.
+    let text = std::fs::read_to_string(EX1)
+        .unwrap()
+        .replacen("[0,10240]", "[0,1500]", 1);
+    let inst = tmin::instance::parse_reader(text.as_bytes(), "shrunk").unwrap();
+    let sched_text = std::fs::read_to_string(EX1_OPT).unwrap();
+    let read = read_schedule(&inst, sched_text.as_bytes(), "opt", 10).unwrap();
+    let s = read.schedule.unwrap();
+    let g = NodeGraph::new(&inst, s.choice.clone()).unwrap();
+    let v = check(&g, &s, 10);
+    assert_eq!(v.count(Rule::Memory), 1);
+    let m = &v.kept.iter().find(|x| x.rule == Rule::Memory).unwrap();
+    assert_eq!(m.time, Some(19));
+    assert_eq!(m.amount, Some((2048, 1500)));
+    let p = memory_profile(&g, &s, 0);
+    let at = |t: u128| {
+        p.iter()
+            .take_while(|&&(x, _)| x <= t)
+            .last()
+            .map_or(0, |x| x.1)
+    };
+    assert_eq!(at(19), 2048);
+    assert_eq!(at(18), 1024);
+    assert_eq!(at(25), 0);
+    assert_eq!(p.iter().map(|x| x.1).max(), Some(2048));
+    // The picture of the shrunk instance is refused (illegal on memory).
+    let inst_path = tmp_in(SUITE, "shrunk.txt", text.as_bytes());
+    let out = out_path("shrunk.svg");
+    let (code, _, err) = tmin(&[
+        "plot",
+        inst_path.to_str().unwrap(),
+        EX1_OPT,
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("[memory]"), "{err}");
+}
