@@ -44,6 +44,8 @@ pub struct RefEntry {
     pub t_max: Option<u128>,
     /// The `ops` column of a bench folder, to catch a row of another instance.
     pub ops: Option<u64>,
+    /// The `hash` column of a bench folder (of the instance's content).
+    pub hash: Option<String>,
     /// Where the row came from (`file:line`), for messages.
     pub at: String,
 }
@@ -199,6 +201,19 @@ impl Builder {
             return Ok(());
         };
         let old = &mut self.entries[i];
+        // Schedules are filed by name, so two different instances of one name
+        // cannot both be scored; the same instance moved (same content) can.
+        let same_content = match (&old.hash, &row.hash) {
+            (Some(a), Some(b)) => a == b,
+            _ => old.instance == row.instance,
+        };
+        if !same_content {
+            return Err(format!(
+                "two different instances are named {name}: {} ({}) and {}; \
+                 schedules are filed by name, so give them distinct file names",
+                old.instance, old.at, row.instance
+            ));
+        }
         let merged = match (old.t_min, row.t_min) {
             (None, x) | (x, None) => x,
             (Some((a, TminKind::Optimal)), Some((b, TminKind::Optimal))) if a != b => {
@@ -306,6 +321,7 @@ fn load_jsonl(dir: &Path, file: &Path) -> Result<Reference, InputError> {
                 t_min: bench_t_min(status, makespan, lower)?,
                 t_max: json_time(v.get("t_max"), "t_max")?,
                 ops: v.get("ops").and_then(Value::as_u64),
+                hash: v.get("hash").and_then(Value::as_str).map(str::to_string),
                 at: format!("{}:{no}", file.display()),
             })
         })()
@@ -418,6 +434,9 @@ fn load_csv(source: &Path, file: &Path) -> Result<Reference, InputError> {
                 t_min,
                 t_max: parse_time(cell(c_tmax), "t_max")?,
                 ops: cell(c_ops).parse().ok(),
+                hash: Some(cell(col("hash")))
+                    .filter(|h| !h.is_empty())
+                    .map(str::to_string),
                 at: format!("{}:{no}", file.display()),
             })
         })()

@@ -284,7 +284,7 @@ fn plot_bench_draws_one_curve_per_folder() {
         // Once per panel's legend.
         assert_eq!(svg.matches(label).count(), 2, "{label}");
     }
-    assert!(svg.contains("proven optimal by time"));
+    assert!(svg.contains("solved (proven optimal or infeasible) by time"));
     // A folder without results.jsonl, and a bad line that is not the last.
     let (code, _, err) = tmin(&["plot-bench", "instances", "-o", out.to_str().unwrap()]);
     assert_eq!(code, 2);
@@ -323,7 +323,7 @@ fn share_curves_follow_the_rows() {
     let run = tmin::plot::profile::read_run(&a).unwrap();
     assert_eq!(run.outcomes.len(), 3);
     let i3 = run.outcomes.iter().find(|o| o.name == "i3").unwrap();
-    assert!(i3.optimal && i3.wall_seconds == 12.0);
+    assert!(i3.proven && i3.wall_seconds == 12.0);
     let b = bench_folder(
         "run-lib2",
         &[line("i3", "sat", "feasible", Some(40), 30, 10.0)],

@@ -352,6 +352,22 @@ fn bad_inputs_are_clear_errors() {
     let (code, _, err) = tmin(&["score", EX1, EX1_OPT, "--reference", csv.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(err.contains("t_min"), "{err}");
+    // Two different instances of one file name (their hashes differ).
+    let l1 = bench_line(EX1, "optimal", 38, 38, 53);
+    let l2 = bench_line("elsewhere/example1.txt", "optimal", 40, 40, 53).replace("\"x\"", "\"y\"");
+    let dir = bench_dir("bench-clash", &[&l1, &l2], "");
+    let (code, _, err) = tmin(&["score", EX1, EX1_OPT, "--reference", &dir]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("two different instances are named example1"),
+        "{err}"
+    );
+    // The same content under another path (a moved file) merges.
+    let l3 = bench_line("moved/example1.txt", "feasible", 40, 37, 53);
+    let dir = bench_dir("bench-moved", &[&l1, &l3], "");
+    let (code, out, err) = tmin(&["score", EX1, EX1_OPT, "--reference", &dir, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json(&out)[0]["t_min"], 38);
     let csv = tmp_in(SUITE, "bad2.csv", b"instance,t_min\nexample1,3.5\n");
     let (code, _, err) = tmin(&["score", EX1, EX1_OPT, "--reference", csv.to_str().unwrap()]);
     assert_eq!(code, 2);

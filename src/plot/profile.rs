@@ -1,5 +1,5 @@
 //! Performance profiles of bench folders: the share of a folder's instances
-//! proven optimal by each time (log scale), and the share whose schedule is
+//! solved (proven optimal or proven infeasible) by each time (log scale), and the share whose schedule is
 //! within each gap of the best lower bound any folder proved for the
 //! instance; one curve per folder. Shares are of each folder's own instances.
 
@@ -16,7 +16,8 @@ use crate::error::{InputError, Pos};
 #[derive(Clone, Debug)]
 pub struct Outcome {
     pub name: String,
-    pub optimal: bool,
+    /// Solved: proven optimal, or proven infeasible.
+    pub proven: bool,
     pub wall_seconds: f64,
     /// (makespan - lower bound) / makespan, as the run reported it; `None`
     /// without a schedule.
@@ -107,7 +108,7 @@ pub fn read_run(dir: &Path) -> Result<Run, PlotError> {
         };
         let o = Outcome {
             name: crate::score::instance_name(instance),
-            optimal: status == "optimal",
+            proven: status == "optimal" || status == "infeasible",
             wall_seconds: wall,
             gap: if status == "optimal" { Some(0.0) } else { gap },
             makespan,
@@ -119,8 +120,8 @@ pub fn read_run(dir: &Path) -> Result<Run, PlotError> {
                 .to_string(),
         };
         let better = |a: &Outcome, b: &Outcome| {
-            (a.optimal, b.gap.unwrap_or(f64::INFINITY), b.wall_seconds)
-                > (b.optimal, a.gap.unwrap_or(f64::INFINITY), a.wall_seconds)
+            (a.proven, b.gap.unwrap_or(f64::INFINITY), b.wall_seconds)
+                > (b.proven, a.gap.unwrap_or(f64::INFINITY), a.wall_seconds)
         };
         match best.get(&o.name) {
             Some(old) if !better(&o, old) => {}
@@ -226,7 +227,7 @@ pub fn profile_svg(runs: &[Run]) -> Result<String, PlotError> {
             .x_label_area_size(40)
             .y_label_area_size(60)
             .caption(
-                "share of instances proven optimal by time",
+                "share of instances solved (proven optimal or infeasible) by time",
                 ("sans-serif", 15),
             )
             .build_cartesian_2d((x0..x1).log_scale(), 0f64..1.02)
@@ -234,7 +235,7 @@ pub fn profile_svg(runs: &[Run]) -> Result<String, PlotError> {
         time_chart
             .configure_mesh()
             .x_desc("wall time (s, log scale)")
-            .y_desc("share proven optimal")
+            .y_desc("share solved")
             .y_label_formatter(&|y| format!("{:.0}%", 100.0 * y))
             .draw()
             .map_err(drawing)?;
@@ -262,7 +263,7 @@ pub fn profile_svg(runs: &[Run]) -> Result<String, PlotError> {
             let mut t: Vec<f64> = run
                 .outcomes
                 .iter()
-                .filter(|o| o.optimal)
+                .filter(|o| o.proven)
                 .map(|o| o.wall_seconds)
                 .collect();
             t.sort_by(f64::total_cmp);
