@@ -211,7 +211,8 @@ Score = S_base + (S_max - S_base) * (T_max - T) / (T_max - T_min), clamped to
 missing schedule scores S_base (default 0), with its first violations listed.
 
 T_min: the proven optimum, else the best proven lower bound (flagged `optimal`
-or `bound`): from --reference when it has the instance, else computed as by
+or `bound`): from --reference when it has the instance (a reference bound below
+the computed one gives way to it), else computed as by
 `tmin bound`. A legal schedule below T_min is an error (exit 2): the reference
 is wrong.
 
@@ -858,6 +859,11 @@ fn resolve_instance(p: &str, base: &Path) -> Option<PathBuf> {
 }
 
 fn plot(a: PlotArgs) -> Result<ExitCode, Failure> {
+    if a.instance.as_os_str() == "-" && a.schedule.as_os_str() == "-" {
+        return Err(Failure::Usage(
+            "instance and schedule cannot both be read from stdin".into(),
+        ));
+    }
     let inst = read_instance(&a.instance)?;
     let (src, name) = open_input(&a.schedule)?;
     let read = tmin::schedule::read_schedule(&inst, std::io::BufReader::new(src), &name, 10)?;

@@ -478,7 +478,21 @@ pub fn scale_for(
         ));
     }
     let (t_min, kind, t_min_source) = match row.and_then(|r| r.t_min.map(|t| (t, &r.at))) {
-        Some(((t, k), at)) => (t, k, format!("reference {at}")),
+        Some(((t, TminKind::Optimal), at)) => (t, TminKind::Optimal, format!("reference {at}")),
+        // A reference bound may be weaker than ours (a short run): the best
+        // proven bound is the larger of the two.
+        Some(((t, TminKind::Bound), at)) => {
+            let b = crate::bounds::lower_bounds(inst);
+            if u128::from(b.best.value) > t {
+                (
+                    u128::from(b.best.value),
+                    TminKind::Bound,
+                    format!("computed ({}), above reference {at}", b.best.source),
+                )
+            } else {
+                (t, TminKind::Bound, format!("reference {at}"))
+            }
+        }
         None => {
             if let Some(r) = reference {
                 log::warn!(

@@ -171,6 +171,12 @@ fn illegal_schedule_scores_s_base_with_violations() {
     );
 }
 
+fn base_dir() -> std::path::PathBuf {
+    let d = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(SUITE);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
 /// A bench folder by hand: example 1 feasible at 40 with bound 36, T_max 60,
 /// and a torn last line.
 fn bench_dir(name: &str, lines: &[&str], torn: &str) -> String {
@@ -202,12 +208,54 @@ fn reference_from_a_bench_folder_and_from_a_csv() {
     let (code, out, err) = tmin(&["score", EX1, &s41, "--reference", &dir, "--json"]);
     assert_eq!(code, 0, "{err}");
     let r = &json(&out)[0];
-    assert_eq!(r["t_min"], 36);
+    // The reference's bound 36 is below the computed 38: the best bound wins.
+    assert_eq!(r["t_min"], 38);
     assert_eq!(r["t_min_kind"], "bound");
+    assert!(
+        r["t_min_source"].as_str().unwrap().contains("computed"),
+        "{r}"
+    );
     assert_eq!(r["t_max"], 60);
-    // 100 * (60 - 41) / (60 - 36)
-    assert!(close(r["score"].as_f64().unwrap(), 100.0 * 19.0 / 24.0));
-    assert!(close(r["gap"].as_f64().unwrap(), 5.0 / 41.0));
+    assert_eq!(r["t_max_source"], "reference");
+    // 100 * (60 - 41) / (60 - 38)
+    assert!(close(r["score"].as_f64().unwrap(), 100.0 * 19.0 / 22.0));
+    assert!(close(r["gap"].as_f64().unwrap(), 3.0 / 41.0));
+
+    // ft06: computed bound 52, optimum 55, T_max 197. A reference bound of
+    // 54 is stronger and is used; 50 is weaker and gives way to 52.
+    let ft06 = base_dir().join("ft06.txt");
+    let (code, _, err) = tmin(&[
+        "import",
+        "jsp",
+        "tests/data/ft06.jsp",
+        "-o",
+        ft06.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for (bound, t_min, source) in [(54, 54, "reference"), (50, 52, "computed")] {
+        let csv = tmp_in(
+            SUITE,
+            "ft06-ref.csv",
+            format!("instance,t_min\nft06.txt,{bound}\n").as_bytes(),
+        );
+        let (code, out, err) = tmin(&[
+            "score",
+            ft06.to_str().unwrap(),
+            "tests/data/ft06.opt55.schedule",
+            "--reference",
+            csv.to_str().unwrap(),
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let r = &json(&out)[0];
+        assert_eq!(r["t_min"], t_min);
+        assert!(
+            r["t_min_source"].as_str().unwrap().starts_with(source),
+            "{r}"
+        );
+        let want = 100.0 * (197.0 - 55.0) / (197.0 - t_min as f64);
+        assert!(close(r["score"].as_f64().unwrap(), want), "{r}");
+    }
 
     let csv = tmp_in(
         SUITE,
