@@ -288,6 +288,9 @@ struct PlotArgs {
     /// Draw an illegal schedule anyway (its violations are printed).
     #[arg(long)]
     allow_illegal: bool,
+    /// Title of the picture [default: INSTANCE / SCHEDULE].
+    #[arg(long)]
+    title: Option<String>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -900,7 +903,10 @@ fn plot(a: PlotArgs) -> Result<ExitCode, Failure> {
     }
     let opts = tmin::plot::PlotOptions {
         aggregate: a.aggregate || g.n_nodes() > a.aggregate_above,
-        title: format!("{} / {}", a.instance.display(), a.schedule.display()),
+        title: a
+            .title
+            .clone()
+            .unwrap_or_else(|| format!("{} / {}", a.instance.display(), a.schedule.display())),
     };
     tmin::plot::plot_schedule(&g, &sched, &opts, &a.output).map_err(plot_failure)?;
     Ok(ExitCode::SUCCESS)

@@ -33,7 +33,8 @@ fn row_height(n_rows: usize) -> u32 {
 /// Pixel height of the Gantt panel for this schedule: its used cores' rows.
 pub fn gantt_height(g: &NodeGraph, s: &Schedule) -> u32 {
     let n = rows(g, s).len().max(1);
-    n as u32 * row_height(n) + 90
+    // At least room for the caption and the time axis around a few rows.
+    (n as u32 * row_height(n) + 90).max(160)
 }
 
 pub fn draw_gantt<DB: DrawingBackend>(
@@ -63,6 +64,8 @@ pub fn draw_gantt<DB: DrawingBackend>(
         .map_err(drawing)?;
     chart
         .configure_mesh()
+        .label_style(("sans-serif", 12))
+        .axis_desc_style(("sans-serif", 12))
         .disable_y_mesh()
         .disable_y_axis()
         .x_desc("time")
@@ -216,6 +219,8 @@ pub fn draw_utilisation<DB: DrawingBackend>(
         .map_err(drawing)?;
     chart
         .configure_mesh()
+        .label_style(("sans-serif", 12))
+        .axis_desc_style(("sans-serif", 12))
         .x_desc("time")
         .y_desc("busy share of cores")
         .x_label_formatter(&|x| format!("{x:.0}"))

@@ -66,6 +66,8 @@ pub fn draw_memory<DB: DrawingBackend>(
         .map_err(drawing)?;
     chart
         .configure_mesh()
+        .label_style(("sans-serif", 12))
+        .axis_desc_style(("sans-serif", 12))
         .x_desc("time")
         .y_desc("held")
         .x_label_formatter(&|x| format!("{x:.0}"))

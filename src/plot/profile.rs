@@ -234,6 +234,8 @@ pub fn profile_svg(runs: &[Run]) -> Result<String, PlotError> {
             .map_err(drawing)?;
         time_chart
             .configure_mesh()
+            .label_style(("sans-serif", 12))
+            .axis_desc_style(("sans-serif", 12))
             .x_desc("wall time (s, log scale)")
             .y_desc("share solved")
             .y_label_formatter(&|y| format!("{:.0}%", 100.0 * y))
@@ -251,6 +253,8 @@ pub fn profile_svg(runs: &[Run]) -> Result<String, PlotError> {
             .map_err(drawing)?;
         gap_chart
             .configure_mesh()
+            .label_style(("sans-serif", 12))
+            .axis_desc_style(("sans-serif", 12))
             .x_desc("gap (makespan - best lower bound) / makespan")
             .y_desc("share of instances")
             .x_label_formatter(&|x| format!("{:.0}%", 100.0 * x))
