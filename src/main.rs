@@ -712,10 +712,11 @@ fn score(a: ScoreArgs) -> Result<ExitCode, Failure> {
         r.map_err(|e| match e {
             ScoreError::Input(e) => Failure::Input(e),
             // From a reference: bad input. From a computed bound: our bug.
-            ScoreError::NotABound(m) if a.reference.is_some() || a.t_max.is_some() => {
-                Failure::Usage(m)
-            }
-            ScoreError::NotABound(m) => Failure::Internal(m),
+            ScoreError::NotABound {
+                from_reference: true,
+                message,
+            } => Failure::Usage(message),
+            ScoreError::NotABound { message, .. } => Failure::Internal(message),
         })
     };
     let mut rows = Vec::new();

@@ -610,13 +610,16 @@ pub fn score_file(
     }
     let t = rep.makespan.unwrap_or(0);
     if t < scale.t_min {
-        return Err(ScoreError::NotABound(format!(
-            "{name} is a legal schedule of {instance_label} with makespan {t}, below \
+        return Err(ScoreError::NotABound {
+            from_reference: scale.t_min_source.starts_with("reference"),
+            message: format!(
+                "{name} is a legal schedule of {instance_label} with makespan {t}, below \
              T_min = {} ({}, {}): that T_min is not a lower bound",
-            scale.t_min,
-            scale.kind.name(),
-            scale.t_min_source
-        )));
+                scale.t_min,
+                scale.kind.name(),
+                scale.t_min_source
+            ),
+        });
     }
     let mut row = base(
         true,
@@ -651,8 +654,12 @@ pub fn missing(heuristic: &str, instance_label: &str, scale: &Scale, s_base: f64
 pub enum ScoreError {
     /// A file that cannot be opened or read.
     Input(InputError),
-    /// A legal schedule below T_min: the reference (or a bound) is wrong.
-    NotABound(String),
+    /// A legal schedule below T_min: the reference is wrong (bad input), or
+    /// a computed bound is (a bug).
+    NotABound {
+        from_reference: bool,
+        message: String,
+    },
 }
 
 /// Per heuristic: total score, counts and mean gap, best first.
