@@ -483,6 +483,50 @@ impl Holds {
     }
 }
 
+/// Held memory of dense type `m` over time under the release rule of SPEC 4.4,
+/// as steps `(t, held from t on)` in increasing `t` (one point per instant where
+/// the total changes; releases at `t` count before acquisitions at `t`, as in
+/// the validator). Built from the validator's own `Holds`, so a plot shows
+/// exactly what `check` measured. Holds released at or after 2^64 never end
+/// within the profile.
+pub fn memory_profile(g: &NodeGraph, s: &Schedule, m: TypeIdx) -> Vec<(u128, u128)> {
+    let holds = Holds::new(g, s, m);
+    let mut acq: Vec<(u64, u64)> = (0..g.n_nodes() as u32)
+        .filter_map(|v| {
+            let d = g.demand(v, m);
+            let from = s.start[v as usize];
+            (d > 0 && (g.dur(v) > 0 || holds.until(g, s, v) > u128::from(from)))
+                .then_some((from, d))
+        })
+        .collect();
+    acq.sort_unstable();
+    let rel = &holds.releases;
+    let (mut i, mut j) = (0, 0);
+    let mut held: u128 = 0;
+    let mut out: Vec<(u128, u128)> = Vec::new();
+    while i < acq.len() || j < rel.len() {
+        let t = match (acq.get(i), rel.get(j)) {
+            (Some(a), Some(r)) => a.0.min(r.0),
+            (Some(a), None) => a.0,
+            (None, Some(r)) => r.0,
+            (None, None) => break,
+        };
+        while j < rel.len() && rel[j].0 == t {
+            held -= u128::from(g.demand(rel[j].1, m));
+            j += 1;
+        }
+        while i < acq.len() && acq[i].0 == t {
+            held += u128::from(acq[i].1);
+            i += 1;
+        }
+        match out.last_mut() {
+            Some(last) if last.1 == held => {}
+            _ => out.push((u128::from(t), held)),
+        }
+    }
+    out
+}
+
 /// Sweeps the holds of type `m` in time order. Holds are half-open, so at one
 /// instant releases count before acquisitions (the task book's example: a node
 /// that ends at t frees its memory for successors starting at t).

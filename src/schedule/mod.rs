@@ -4,7 +4,7 @@
 mod check;
 mod io;
 
-pub use check::{Report, Rule, Violation, Violations, check, check_reader};
+pub use check::{Report, Rule, Violation, Violations, check, check_reader, memory_profile};
 pub use io::{ReadOutcome, read_schedule, read_schedule_until, write_schedule};
 
 use crate::graph::NodeGraph;
