@@ -95,7 +95,7 @@ fn op_minimums(inst: &Instance) -> OpMins {
 }
 
 /// Longest op chains before and after each op. An op that may be empty does not
-/// connect its neighbours (SPEC 6), so chains stop there.
+/// connect its neighbours (problem.md §6), so chains stop there.
 fn heads_tails(inst: &Instance, mins: &OpMins) -> (Vec<u64>, Vec<u64>) {
     let g = &inst.graph;
     let n = g.n_ops();

@@ -1,4 +1,4 @@
-//! The derived node graph of SPEC section 3, for one tiling choice per op.
+//! The derived node graph of problem.md §3, for one tiling choice per op.
 //!
 //! Node `v` of op `o` is `op_base[o] + local`. Intra-op adjacency is read from the
 //! library (no copy); inter-op edges are kept as op edges: every sink of `a`

@@ -41,7 +41,13 @@ Instances use the competition text format (SetSocInfo / AddOpInfo / GetInference
 schedules use its output format [[OpId,Tiling,NodeId,Start,CoreId],...]. '-' reads stdin.\n\n\
 Exit codes: 0 success, 1 illegal schedule or infeasible instance, 2 unreadable input\n\
 or bad arguments, 3 no verdict within the limits, 70 internal error (please report),\n\
-74 cannot write the output (disk full, closed pipe). Logging: RUST_LOG=info|debug."
+74 cannot write the output (disk full, closed pipe).\n\n\
+Environment:\n  \
+RUST_LOG=info|debug              progress and engine logs on stderr (default: warnings)\n  \
+TMIN_HIGHS_LOG=1                 HiGHS's own log (MILP engine), for debugging\n  \
+TMIN_HIGHS_OPTIONS='k=v;...'     extra HiGHS options (MILP engine), for experiments\n  \
+TMIN_SAT_POINTS=dense|events     force the SAT engine's time points (diagnosis; same answers)\n  \
+TMIN_TEST_PANIC=main|thread      tests only: a deliberate panic, to check the exit-70 path"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -93,6 +99,21 @@ enum Cmd {
         after_long_help = BENCH_HELP
     )]
     Bench(BenchArgs),
+    /// Score heuristic schedules: validated makespan against T_min and T_max.
+    #[command(after_long_help = SCORE_HELP)]
+    Score(ScoreArgs),
+    /// Draw a schedule as SVG: a Gantt chart and one memory profile per memory type.
+    Plot(PlotArgs),
+    /// Performance profile of bench folders as SVG (also `tmin bench plot`).
+    #[command(hide = true)]
+    PlotBench {
+        /// Bench folders (each with results.jsonl); one curve per folder.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Output SVG file.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
     /// Convert an instance from another scheduling format.
     Import {
         #[arg(value_enum)]
@@ -253,6 +274,16 @@ enum BenchCmd {
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
     },
+    /// Performance profile of bench folders as SVG: one curve per folder
+    /// (the same as `tmin plot-bench`).
+    Plot {
+        /// Bench folders (each with results.jsonl).
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Output SVG file.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -261,6 +292,95 @@ enum BenchFormat {
     Txt,
     /// Job shop, OR-Library format (as `tmin import jsp`).
     Jsp,
+}
+
+const SCORE_HELP: &str = "\
+Score = S_base + (S_max - S_base) * (T_max - T) / (T_max - T_min), clamped to
+[S_base, S_max], where T is the schedule's makespan. T <= T_min scores S_max
+(also when T_max <= T_min); T >= T_max scores S_base; an illegal, unreadable or
+missing schedule scores S_base (default 0), with its first violations listed.
+
+T_min: the proven optimum, else the best proven lower bound (flagged `optimal`
+or `bound`): from --reference when it has the instance (a reference bound below
+the computed one gives way to it), else computed as by
+`tmin bound`. A legal schedule below T_min is an error (exit 2): the reference
+is wrong.
+
+T_max: --t-max, else the reference's t_max, else the sum over every op of the
+total node duration of its slowest usable tiling (one node at a time). It
+guarantees that the optimum is at most T_max whenever the instance has a legal
+schedule (a legal schedule's nodes run one at a time in its start order stay
+legal); it is not a bound on any heuristic, and not itself a legal schedule.
+
+References: a bench folder (DIR/results.jsonl: status optimal gives the
+makespan as T_min, otherwise lower_bound; a torn last line is ignored), its
+results.csv, or any CSV with a header and the columns instance,t_min and
+optionally t_min_kind (optimal|bound, default bound) and t_max. Rows match
+instances by file name without .txt.
+
+With --schedules HDIR...: every instance of the reference is scored for every
+heuristic folder HDIR, which holds NAME.schedule per instance (NAME = the
+instance file name without .txt); a missing one scores S_base and is listed
+as missing.
+
+Gap = (T - T_min) / T, as `tmin solve` reports it.
+Exit: 0 every schedule legal, 1 some illegal or missing, 2 bad input.";
+
+#[derive(clap::Args)]
+struct ScoreArgs {
+    /// Instance file (not with --schedules).
+    instance: Option<PathBuf>,
+    /// Schedule files of INSTANCE, one score each.
+    #[arg(value_name = "SCHEDULE")]
+    schedule_files: Vec<PathBuf>,
+    /// T_min (and T_max) values: a bench folder or a CSV file (see below).
+    #[arg(long, value_name = "DIR|FILE.csv")]
+    reference: Option<PathBuf>,
+    /// Heuristic folders, each with NAME.schedule per instance of --reference.
+    #[arg(long = "schedules", value_name = "HDIR", num_args = 1.., requires = "reference")]
+    heuristic_dirs: Vec<PathBuf>,
+    /// Use this T_max (an organiser's value) instead of the computed one.
+    #[arg(long, value_name = "N")]
+    t_max: Option<u128>,
+    /// Score of a schedule at T_max or beyond, and of an illegal or missing one.
+    #[arg(long, default_value_t = 0.0)]
+    s_base: f64,
+    /// Score of a schedule at T_min.
+    #[arg(long, default_value_t = 100.0)]
+    s_max: f64,
+    /// Print a JSON list, one object per schedule.
+    #[arg(long, conflicts_with = "csv")]
+    json: bool,
+    /// Print CSV, one line per schedule.
+    #[arg(long)]
+    csv: bool,
+    /// Violations listed per illegal schedule.
+    #[arg(long, default_value_t = 5)]
+    max_violations: usize,
+}
+
+#[derive(clap::Args)]
+struct PlotArgs {
+    /// Instance file.
+    instance: PathBuf,
+    /// Schedule file (validated first).
+    schedule: PathBuf,
+    /// Output SVG file.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// The aggregated view (utilisation per core type and memory per type over
+    /// time) whatever the size; it is used anyway above --aggregate-above nodes.
+    #[arg(long)]
+    aggregate: bool,
+    /// Node count above which the aggregated view replaces the Gantt chart.
+    #[arg(long, default_value_t = tmin::plot::AGGREGATE_ABOVE)]
+    aggregate_above: usize,
+    /// Draw an illegal schedule anyway (its violations are printed).
+    #[arg(long)]
+    allow_illegal: bool,
+    /// Title of the picture [default: INSTANCE / SCHEDULE].
+    #[arg(long)]
+    title: Option<String>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -635,6 +755,12 @@ fn run(cli: Cli, t0: Instant) -> Result<ExitCode, Failure> {
             Ok(ExitCode::SUCCESS)
         }
         Cmd::Bench(a) => bench(a),
+        Cmd::Score(a) => score(a),
+        Cmd::Plot(a) => plot(a),
+        Cmd::PlotBench { dirs, output } => {
+            tmin::plot::profile::plot_bench(&dirs, &output).map_err(plot_failure)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Cmd::Import {
             format: ImportFormat::Jsp,
             file,
@@ -649,6 +775,233 @@ fn run(cli: Cli, t0: Instant) -> Result<ExitCode, Failure> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+fn plot_failure(e: tmin::plot::PlotError) -> Failure {
+    use tmin::plot::PlotError;
+    match e {
+        PlotError::Input(e) => Failure::Input(e),
+        PlotError::Usage(m) => Failure::Usage(m),
+        PlotError::Output(m) => Failure::Output(m),
+        PlotError::Internal(m) => Failure::Internal(m),
+    }
+}
+
+fn score(a: ScoreArgs) -> Result<ExitCode, Failure> {
+    use tmin::score::{self as sc, ScoreError};
+    if !(a.s_base.is_finite() && a.s_max.is_finite() && a.s_base <= a.s_max) {
+        return Err(Failure::Usage(format!(
+            "--s-base and --s-max must be finite with s-base <= s-max, got {} and {}",
+            a.s_base, a.s_max
+        )));
+    }
+    let reference = match &a.reference {
+        Some(p) => Some(sc::load_reference(p)?),
+        None => None,
+    };
+    let scored = |r: Result<sc::Scored, ScoreError>| -> Result<sc::Scored, Failure> {
+        r.map_err(|e| match e {
+            ScoreError::Input(e) => Failure::Input(e),
+            // From a reference: bad input. From a computed bound: our bug.
+            ScoreError::NotABound {
+                from_reference: true,
+                message,
+            } => Failure::Usage(message),
+            ScoreError::NotABound { message, .. } => Failure::Internal(message),
+        })
+    };
+    let mut rows = Vec::new();
+    if !a.heuristic_dirs.is_empty() {
+        if a.instance.is_some() || !a.schedule_files.is_empty() {
+            return Err(Failure::Usage(
+                "--schedules scores every instance of --reference: give no INSTANCE or SCHEDULE"
+                    .into(),
+            ));
+        }
+        if a.t_max.is_some() {
+            return Err(Failure::Usage(
+                "--t-max is one instance's value; with --schedules give t_max in the reference CSV"
+                    .into(),
+            ));
+        }
+        for d in &a.heuristic_dirs {
+            if !d.is_dir() {
+                return Err(Failure::Usage(format!(
+                    "--schedules {}: not a directory",
+                    d.display()
+                )));
+            }
+        }
+        let reference = reference.expect("clap requires --reference with --schedules");
+        if reference.entries.is_empty() {
+            return Err(Failure::Usage(format!(
+                "{}: the reference lists no instance",
+                reference.source.display()
+            )));
+        }
+        let base = reference.base_dir();
+        for e in &reference.entries {
+            let path = resolve_instance(&e.instance, &base).ok_or_else(|| {
+                Failure::Usage(format!(
+                    "{}: instance {} not found (looked in the working directory and in {})",
+                    e.at,
+                    e.instance,
+                    base.display()
+                ))
+            })?;
+            let inst = read_instance(&path)?;
+            let name = sc::instance_name(&e.instance);
+            let label = path.display().to_string();
+            let scale =
+                sc::scale_for(&inst, &name, Some(&reference), None).map_err(Failure::Usage)?;
+            for d in &a.heuristic_dirs {
+                let h = heuristic_name(d);
+                let file = d.join(format!("{name}.schedule"));
+                if file.exists() {
+                    rows.push(scored(sc::score_file(
+                        &inst,
+                        &label,
+                        &h,
+                        &file,
+                        &scale,
+                        a.s_base,
+                        a.s_max,
+                        a.max_violations,
+                    ))?);
+                } else {
+                    rows.push(sc::missing(&h, &label, &scale, a.s_base));
+                }
+            }
+        }
+    } else {
+        let Some(instance) = &a.instance else {
+            return Err(Failure::Usage(
+                "give INSTANCE SCHEDULE..., or --reference DIR --schedules HDIR...".into(),
+            ));
+        };
+        if a.schedule_files.is_empty() {
+            return Err(Failure::Usage(
+                "no SCHEDULE given: tmin score INSTANCE SCHEDULE...".into(),
+            ));
+        }
+        if instance.as_os_str() == "-" || a.schedule_files.iter().any(|p| p.as_os_str() == "-") {
+            return Err(Failure::Usage(
+                "tmin score reads files, not stdin ('-')".into(),
+            ));
+        }
+        let inst = read_instance(instance)?;
+        let label = instance.display().to_string();
+        let name = sc::instance_name(&label);
+        let scale =
+            sc::scale_for(&inst, &name, reference.as_ref(), a.t_max).map_err(Failure::Usage)?;
+        for f in &a.schedule_files {
+            let h = f.display().to_string();
+            rows.push(scored(sc::score_file(
+                &inst,
+                &label,
+                &h,
+                f,
+                &scale,
+                a.s_base,
+                a.s_max,
+                a.max_violations,
+            ))?);
+        }
+    }
+    let out = if a.json {
+        format!("{}\n", sc::to_json(&rows))
+    } else if a.csv {
+        sc::to_csv(&rows)
+    } else {
+        sc::to_text(&rows, a.s_max)
+    };
+    print_out(&out)?;
+    Ok(ExitCode::from(if rows.iter().all(|r| r.legal) {
+        0
+    } else {
+        1
+    }))
+}
+
+/// A heuristic folder's name; a bench folder's `schedules` folder is named
+/// after its bench folder (`runs/greedy/schedules` is `greedy`).
+fn heuristic_name(d: &Path) -> String {
+    let full = d.canonicalize().unwrap_or_else(|_| d.to_path_buf());
+    let name = |p: &Path| p.file_name().map(|f| f.to_string_lossy().into_owned());
+    match name(&full) {
+        Some(n) if n == "schedules" => full.parent().and_then(name).unwrap_or(n),
+        Some(n) => n,
+        None => d.display().to_string(),
+    }
+}
+
+/// An instance path from a reference: as written (relative to the working
+/// directory), else relative to the reference's folder or its parent.
+fn resolve_instance(p: &str, base: &Path) -> Option<PathBuf> {
+    let direct = PathBuf::from(p);
+    if direct.is_file() {
+        return Some(direct);
+    }
+    if direct.is_absolute() {
+        return None;
+    }
+    [
+        base.join(p),
+        base.parent().map(|b| b.join(p)).unwrap_or_default(),
+    ]
+    .into_iter()
+    .find(|c| c.is_file())
+}
+
+fn plot(a: PlotArgs) -> Result<ExitCode, Failure> {
+    if a.instance.as_os_str() == "-" && a.schedule.as_os_str() == "-" {
+        return Err(Failure::Usage(
+            "instance and schedule cannot both be read from stdin".into(),
+        ));
+    }
+    let inst = read_instance(&a.instance)?;
+    let (src, name) = open_input(&a.schedule)?;
+    let read = tmin::schedule::read_schedule(&inst, std::io::BufReader::new(src), &name, 10)?;
+    let listing = |v: &tmin::schedule::Violations| {
+        v.kept
+            .iter()
+            .map(|x| format!("  {x}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let Some(sched) = read.schedule else {
+        return Err(Failure::Usage(format!(
+            "{name} does not form a complete schedule of {} ({} violations), nothing to draw:\n{}",
+            a.instance.display(),
+            read.violations.total(),
+            listing(&read.violations)
+        )));
+    };
+    let g = tmin::graph::NodeGraph::new(&inst, sched.choice.clone())
+        .map_err(|e| Failure::Usage(format!("{name}: {e}")))?;
+    let v = tmin::schedule::check(&g, &sched, 10);
+    if !v.is_empty() {
+        let msg = format!(
+            "{name} is not a legal schedule ({} violations):\n{}",
+            v.total(),
+            listing(&v)
+        );
+        if !a.allow_illegal {
+            return Err(Failure::Usage(format!(
+                "{msg}\n(--allow-illegal draws it anyway)"
+            )));
+        }
+        say(&format!("warning: {msg}"));
+    }
+    let opts = tmin::plot::PlotOptions {
+        aggregate: a.aggregate || g.n_nodes() > a.aggregate_above,
+        title: a
+            .title
+            .clone()
+            .unwrap_or_else(|| format!("{} / {}", a.instance.display(), a.schedule.display())),
+    };
+    tmin::plot::plot_schedule(&g, &sched, &opts, &a.output).map_err(plot_failure)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// The time limit as a Duration: above ten years (or beyond what a Duration
@@ -667,6 +1020,10 @@ fn bench(a: BenchArgs) -> Result<ExitCode, Failure> {
     use tmin::bench::BenchError;
     let result = match a.action {
         Some(BenchCmd::Merge { dirs, out }) => tmin::bench::merge(&dirs, &out),
+        Some(BenchCmd::Plot { dirs, output }) => {
+            tmin::plot::profile::plot_bench(&dirs, &output).map_err(plot_failure)?;
+            return Ok(ExitCode::SUCCESS);
+        }
         None => {
             let shard = a
                 .shard

@@ -18,7 +18,7 @@ use crate::graph::NodeGraph;
 use crate::instance::Instance;
 use crate::schedule::{Schedule, check};
 
-/// Proof status of a result (SPEC: never report a bound that is not a bound).
+/// Proof status of a result: a bound is reported only when it is proven.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
     /// The schedule's makespan equals a proven lower bound.
@@ -239,7 +239,7 @@ pub struct SolveResult {
     pub status: Status,
     pub schedule: Option<Schedule>,
     /// The schedule's makespan: u128, because start + ExecTime may exceed u64
-    /// (SPEC 6) while every start fits.
+    /// (problem.md §6) while every start fits.
     pub makespan: Option<u128>,
     /// A proven lower bound on the optimal makespan (0 when nothing is known).
     pub lower_bound: u64,

@@ -1,4 +1,4 @@
-//! The schedule validator, rule by rule (SPEC section 4), through the library API
+//! The schedule validator, rule by rule (problem.md §4), through the library API
 //! and, where exit codes and printed verdicts matter, through the `tmin` binary.
 //!
 //! Every expected verdict below is derived by hand in a comment next to the test;
@@ -176,7 +176,7 @@ fn check_bound_shows_the_distance_to_the_lower_bound() {
 
 #[test]
 fn example1_is_legal_at_38_library() {
-    // SPEC 7a: tiling 1 of op 1 (diamond), op 3 node 3 ends at 35 + 3 = 38.
+    // problem.md §8: tiling 1 of op 1 (diamond), op 3 node 3 ends at 35 + 3 = 38.
     let i = inst(EX1);
     assert_legal(&verdict(&i, EX1_SCHED), 38);
 }
@@ -464,7 +464,7 @@ fn structure_unusable_tiling_used() {
 
 #[test]
 fn empty_tiling_op_needs_no_rows() {
-    // SPEC 6: an op whose tiling has no nodes adds nothing, and a schedule may
+    // problem.md §6: an op whose tiling has no nodes adds nothing, and a schedule may
     // leave it out. Op 2 of this instance has only an empty tiling, and the op
     // edges 1 -> 2 -> 3 through it order nothing: op 3 may start before op 1 ends.
     let text = "SetSocInfo([[0,1]],[])
@@ -478,7 +478,7 @@ GetInferenceScheResult([[1,2],[2,3]],[[1,1,1],[2,2,1],[3,1,1]])";
     assert_legal(&verdict(&i, "[[3,0,1,0,0],[1,0,1,5,0]]"), 10);
 }
 
-// ---------------------------------------------------------------- memory release (SPEC 4.4)
+// ---------------------------------------------------------------- memory release (problem.md §4.4)
 
 /// (a), (b): one core type with 3 cores, one memory type of 1024. Node 1 holds 1024
 /// for 5; its successors 2 and 3 need 512 each for 5; node 4 is unrelated and needs
@@ -1119,7 +1119,7 @@ impl Tiny {
         s
     }
 
-    /// All nodes as (op, local), and every edge of the derived node graph (SPEC 3).
+    /// All nodes as (op, local), and every edge of the derived node graph (problem.md §3).
     fn node_edges(&self) -> (Vec<TinyNode>, Vec<TinyEdge>) {
         let nodes: Vec<(usize, usize)> = self
             .ops
@@ -1154,7 +1154,7 @@ impl Tiny {
     }
 }
 
-/// The verdict of a direct reading of SPEC 4 for `start`/`core` per (op, local):
+/// The verdict of a direct reading of problem.md §4 for `start`/`core` per (op, local):
 /// (precedence count in the checker's units: one per broken intra-op edge, one per
 /// op edge with any broken sink -> source pair; whether cores overlap; the number of
 /// maximal time intervals over a memory size, per type, summed).

@@ -1,4 +1,4 @@
-//! Input errors of the instance format (SPEC sections 1 and 6): each is exit 2 with
+//! Input errors of the instance format (problem.md §1 and §6): each is exit 2 with
 //! `error: FILE:LINE:COL: message`, never a panic; unusable tilings are warnings.
 //!
 //! Expected lines and columns are found in the test's own input text (`at`), so
@@ -594,7 +594,7 @@ fn unusable_tilings_are_warnings() {
 
 #[test]
 fn zero_size_entries_do_not_make_a_tiling_unusable() {
-    // A 0 entry for a memory type SetSocInfo lacks is ignored (SPEC 6).
+    // A 0 entry for a memory type SetSocInfo lacks is ignored (problem.md §6).
     let text = unusable_case("AddOpInfo(2,1,0,[],[[1,0,3]],[[1,7,0]])", false);
     let i = parse_ok(&text);
     assert!(i.library.tilings[1].is_usable());

@@ -74,7 +74,7 @@ fn memory_hold_extension_within_an_op() {
 /// The same as HOLD_EXTENSION spread over four ops: op 1 is node 1, op 2 holds
 /// nodes 2 and 3 (both sources, both demanding memory 0), op 3 is node 4, op 4
 /// node 5, op edge 1 -> 2. Op 1's sink holds its 600 until both sources of op 2
-/// have started (SPEC 4.4 across an op edge); the argument above is unchanged:
+/// have started (problem.md §4.4 across an op edge); the argument above is unchanged:
 /// optimum 6.
 const HOLD_ACROSS_OPS: &str = "SetSocInfo([[0,2],[1,1]],[[0,1000]])
 AddOpInfo(1,1,0,[],[[1,0,1]],[[1,0,600]])

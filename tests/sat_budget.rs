@@ -219,3 +219,61 @@ fn memory_limit_on_the_command_line() {
     let (code, _, err) = run(&["--memory-limit", "lots"]);
     assert_eq!(code, 2, "{err}");
 }
+
+/// A model too large for the budget is not built at all (its size is known
+/// from the candidate nodes alone, and building it cannot be interrupted);
+/// `--engine sat` then gives the time left to list scheduling, so the answer
+/// carries a legal schedule instead of the short incumbent step's nothing.
+#[test]
+fn a_model_over_the_budget_is_not_built_and_list_scheduling_gets_the_time() {
+    let cfg = tmin::generate::GenConfig {
+        seed: 3,
+        ops: 600,
+        nodes_min: 30,
+        nodes_max: 70,
+        tilings: 2,
+        ..Default::default()
+    };
+    let inst = tmin::generate::generate(&cfg).unwrap().instance;
+    let cand_nodes: u64 = (0..inst.graph.n_ops() as u32)
+        .flat_map(|o| candidates(&inst, o))
+        .map(|t| u64::from(inst.library.tilings[t as usize].n_nodes))
+        .sum();
+    // Over 1 MiB at tens of bytes a node; the encoding would be far larger.
+    assert!(cand_nodes > 30_000, "{cand_nodes}");
+    let opts = SolveOptions {
+        time_limit: Duration::from_secs(3),
+        memory_limit_mib: 1,
+        ..SolveOptions::default()
+    };
+    let r = tmin::sat::solve(&inst, &opts);
+    assert!(
+        matches!(
+            r.stepped_aside,
+            Some(StepAside::OverMemoryBudget { budget_mib: 1, .. })
+        ),
+        "{:?}",
+        r.notes
+    );
+    assert!(
+        r.notes.iter().any(|n| n.contains("candidate nodes alone")),
+        "{:?}",
+        r.notes
+    );
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("list scheduling for the remaining")),
+        "{:?}",
+        r.notes
+    );
+    let s = r
+        .schedule
+        .as_ref()
+        .expect("a schedule from list scheduling");
+    let g = tmin::graph::NodeGraph::new(&inst, s.choice.clone()).unwrap();
+    let v = tmin::schedule::check(&g, s, 10);
+    assert!(v.is_empty(), "{v:?}");
+    assert!(matches!(r.status, Status::Feasible | Status::Optimal));
+    assert_eq!(r.internal_error, None);
+}

@@ -24,7 +24,7 @@
 //!    the other, ops in index order, nodes layer by layer) and a *greedy* list
 //!    schedule that ignores memory.
 //! 2. For both, the peak held amount of every memory type is computed with exactly
-//!    the hold rule of SPEC 4.4 (`[start, R)`, `R = max(end, latest start of a direct
+//!    the hold rule of problem.md §4.4 (`[start, R)`, `R = max(end, latest start of a direct
 //!    successor demanding the type)`, releases before acquisitions at equal times).
 //! 3. Each size becomes `serial + round(max(0, greedy - serial) * (1 - tightness))`,
 //!    and at least the largest single-node demand of any tiling meant to be usable.
@@ -729,7 +729,7 @@ pub fn by_start(s: &Schedule) -> Vec<u32> {
     idx
 }
 
-/// Peak held amount of every memory type under the hold rule of SPEC 4.4, exactly
+/// Peak held amount of every memory type under the hold rule of problem.md §4.4, exactly
 /// as `schedule::check` counts it: node `x` holds its demand on `[start, R)` with
 /// `R = max(end, latest start of a direct successor demanding the type)`; empty
 /// holds count nothing; releases at `t` come before acquisitions at `t`.

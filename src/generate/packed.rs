@@ -46,7 +46,7 @@
 //! Memory: the *witness instance* (the platform with huge memory sizes, the op
 //! graph, and only the witness's tiling of each op) is emitted as text and parsed.
 //! The witness's peak held amount per memory type is computed on it with exactly
-//! the hold rule of SPEC 4.4 ([`super::memory_peaks`]). Each size becomes
+//! the hold rule of problem.md §4.4 ([`super::memory_peaks`]). Each size becomes
 //! `ceil(mem_factor * peak)`, and at least the largest single-node demand of any
 //! tiling (so every tiling stays usable), so the witness fits. The parsed witness
 //! instance gets the final sizes and the witness is run through
@@ -294,7 +294,7 @@ pub struct Packed {
     pub witness_makespan: u128,
     /// Final size of each memory type (ids `0..mem_types`).
     pub mem_sizes: Vec<u64>,
-    /// The witness's peak held amount per memory type (hold rule of SPEC 4.4).
+    /// The witness's peak held amount per memory type (hold rule of problem.md §4.4).
     pub witness_peaks: Vec<u64>,
     /// Largest single-node demand per memory type over every tiling.
     pub max_demand: Vec<u64>,

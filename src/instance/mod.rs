@@ -1,4 +1,4 @@
-//! The instance as pure data: platform, op library and op graph (SPEC sections 1 and 6).
+//! The instance as pure data: platform, op library and op graph (problem.md §1 and §6).
 //!
 //! Storage is flat and compact because the published maximum is 10^7 nodes: every
 //! library node lives in a few parallel arrays indexed by a `u32`, adjacency is CSR,
@@ -31,7 +31,7 @@ pub struct MemType {
 }
 
 /// The SoC: typed cores and typed memories. Core types with zero cores are kept
-/// here (so error messages can name them) but count as missing (SPEC 6).
+/// here (so error messages can name them) but count as missing (problem.md §6).
 #[derive(Clone, Debug, Default)]
 pub struct Platform {
     pub cores: Vec<CoreType>,
@@ -72,7 +72,7 @@ pub struct MemDemand {
     pub amount: u64,
 }
 
-/// Why a tiling cannot be used on this platform (SPEC 6).
+/// Why a tiling cannot be used on this platform (problem.md §6).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Unusable {
     MissingCoreType {
@@ -93,7 +93,7 @@ pub enum Unusable {
         demand: u128,
         size: u64,
     },
-    /// Not a SPEC 6 case: an engine proved that the subgraph has no legal
+    /// Not a problem.md §6 case: an engine proved that the subgraph has no legal
     /// schedule even alone (the memory rule), so no schedule can use it. Set
     /// only on an engine's private copy of the instance, never by the parser.
     NeverSchedulable {

@@ -1,5 +1,5 @@
-//! Streaming reader of the instance text format (SPEC section 1) with the input
-//! checks of SPEC section 6. One pass over the bytes; each `AddOpInfo` line is
+//! Streaming reader of the instance text format (problem.md §1) with the input
+//! checks of problem.md §6. One pass over the bytes; each `AddOpInfo` line is
 //! checked and appended to the flat library as soon as it ends.
 
 use std::fs::File;

@@ -1,7 +1,7 @@
 //! The disjunctive (continuous-time) formulation: start variables, ordering
 //! binaries only between nodes that can conflict, cores with one unit as
 //! pairwise big-M disjunctions, cores with several units and memory types as
-//! resource flows over ordering binaries. The math is in `models/README.md`.
+//! resource flows over ordering binaries. The math is in `models/milp.md`.
 
 use std::collections::HashMap;
 
@@ -322,7 +322,7 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
         let net = self.net();
         let ctx = self.ctx;
         let (es, ls, p) = (&ctx.es, &ctx.ls, &net.p);
-        // Precedence (SPEC 4.1), op edges through junctions.
+        // Precedence (problem.md §4.1), op edges through junctions.
         for u in 0..net.n_points as u32 {
             for &w in &net.succ[u as usize] {
                 let mut e = Expr::var(self.s[w as usize]);

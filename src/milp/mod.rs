@@ -14,7 +14,7 @@
 //!    bound is the larger of its own combinatorial bound and HiGHS's dual
 //!    bound. Every decoded schedule passes the validator.
 //!
-//! The formulations are documented in `models/README.md`.
+//! The formulations are documented in `models/milp.md`.
 
 mod disjunctive;
 mod highs;
@@ -90,7 +90,7 @@ struct Combo {
 
 /// Tilings of each op that no other usable tiling of the op dominates exactly
 /// (same subgraph and core types, each node no longer and demanding no more
-/// of any memory type; see models/README.md). Ties keep the first.
+/// of any memory type; see models/milp.md). Ties keep the first.
 fn undominated_tilings(inst: &Instance, op: u32) -> Vec<u32> {
     let all: Vec<u32> = inst.usable_tilings(op).collect();
     let mut keep = Vec::new();
@@ -541,7 +541,7 @@ impl<'a> Engine<'a> {
             }
             Err(e) => {
                 // Never keep the schedule. Memory sizes beyond the solver's
-                // precision explain a memory violation (models/README.md,
+                // precision explain a memory violation (models/milp.md,
                 // section 9); anything else is an engine bug.
                 let only_memory = e.violations.as_ref().is_some_and(|v| {
                     v.count(crate::schedule::Rule::Memory) > 0
@@ -593,7 +593,7 @@ impl<'a> Engine<'a> {
         }
         // Horizon (scaled): the incumbent's own combination keeps it as start;
         // others must beat it; without incumbent, a bound no schedule needs to
-        // exceed. Removing idle gaps keeps a schedule legal (models/README.md),
+        // exceed. Removing idle gaps keeps a schedule legal (models/milp.md),
         // so some optimal schedule ends by `cap` = sum(p) + number of points:
         // no horizon goes beyond it (an incumbent with long idle gaps, e.g.
         // ends beyond u64, would otherwise give a horizon beyond i64 and f64).
@@ -955,7 +955,7 @@ impl<'a> Engine<'a> {
                     r.note(format!(
                         "infeasible: none of the {} tiling combination(s) has a legal schedule \
                          within a horizon every legal schedule meets (proved by window \
-                         propagation or HiGHS; the memory-release rule of SPEC 4.4 deadlocks \
+                         propagation or HiGHS; the memory-release rule of problem.md §4.4 deadlocks \
                          them)",
                         combos.len()
                     ));

@@ -334,7 +334,7 @@ pub fn point_starts(net: &Net, starts: &[i64]) -> Vec<i64> {
     s
 }
 
-/// The actual end of a hold (SPEC 4.4) under point starts `s`.
+/// The actual end of a hold (problem.md §4.4) under point starts `s`.
 pub fn hold_end(net: &Net, mt: &MemType, i: usize, s: &[i64]) -> i64 {
     let hd = &mt.holders[i];
     let v = hd.v as usize;

@@ -5,7 +5,7 @@
 //! the junction, which precedes every source of the op (a zero-length point
 //! with no resource). This keeps op edges linear in size instead of
 //! materialising sinks x sources pairs. Durations are divided by their common
-//! divisor `scale` (exact: see `models/README.md`). Heads and tails are the
+//! divisor `scale` (exact: see `models/milp.md`). Heads and tails are the
 //! longest paths, strengthened per core type by the work that must precede
 //! (follow) a point on that type.
 
@@ -50,7 +50,7 @@ impl Bits {
     }
 }
 
-/// Where a holder's memory hold is extended to (SPEC 4.4).
+/// Where a holder's memory hold is extended to (problem.md §4.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {
     /// An intra-op successor that uses the same memory type.
@@ -427,7 +427,7 @@ impl<'g, 'a> Net<'g, 'a> {
     /// A lower bound (scaled time) on the makespan of this tiling choice:
     /// longest path with heads and tails, per core type load, head-body-tail
     /// and (one core) Jackson's preemptive schedule, per memory type area.
-    /// See `models/README.md`.
+    /// See `models/milp.md`.
     pub fn lower_bound(&self) -> i64 {
         let mut best = 0i64;
         for v in 0..self.n_points {

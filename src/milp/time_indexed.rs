@@ -1,7 +1,7 @@
 //! The time-indexed formulation in step form: X[v,t] = 1 iff node v has started
 //! by time t (t over v's window). Precedence, cores and memory are rows per
-//! time unit; memory holds follow SPEC 4.4 through hold indicators. The math is
-//! in `models/README.md`.
+//! time unit; memory holds follow problem.md §4.4 through hold indicators. The math is
+//! in `models/milp.md`.
 
 use super::highs::{Col, Expr, Milp};
 use super::model::{Ctx, Formulated, hold_end, point_starts};
@@ -206,7 +206,7 @@ impl<'c, 'n, 'g, 'a> TimeIndexed<'c, 'n, 'g, 'a> {
                 }
             }
         }
-        // Memory: holds per SPEC 4.4, summed per type within the size.
+        // Memory: holds per problem.md §4.4, summed per type within the size.
         let mem = std::mem::take(&mut self.mem);
         for mc in &mem {
             self.memory_rows(mc);

@@ -300,15 +300,13 @@ pub fn bytes_for(clauses: u128, lits: u128, vars: u128) -> u128 {
         .saturating_add(vars.saturating_mul(u128::from(BYTES_PER_VAR)))
 }
 
-/// A solver whose proof output is the interruption hook.
+/// A solver whose proof output is the interruption hook: always installed,
+/// since it is the engine's only way to honour the deadline and the cancel flag.
 fn fresh_solver(
     stop: &Rc<Cell<Option<Instant>>>,
     cancel: &Option<Arc<AtomicBool>>,
 ) -> Solver<'static> {
     let mut solver = Solver::new();
-    if std::env::var_os("TMIN_SAT_NO_PROOF").is_some() {
-        return solver;
-    }
     solver.write_proof(
         Interrupt {
             stop: stop.clone(),
@@ -904,7 +902,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
     /// Two nodes (`p > 0`) whose demands of `mt` exceed its size: their holds
     /// of `mt` cannot share an instant, so under `o` ("u before v") u's hold
     /// ends before v starts (every selected successor of u demanding `mt`
-    /// starts no later than v; R = max(end, those starts), SPEC 4.4), and
+    /// starts no later than v; R = max(end, those starts), problem.md §4.4), and
     /// under `¬o` the reverse. models/sat.md 3.7.
     fn hold_apart(&mut self, u: u32, v: u32, mt: TypeIdx, o: L) {
         let (xu, xv) = (self.start[u as usize], self.start[v as usize]);
@@ -1200,7 +1198,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
         }
     }
 
-    /// Memory (SPEC 4.4): finds instants where the holds exceed a size and forbids
+    /// Memory (problem.md §4.4): finds instants where the holds exceed a size and forbids
     /// those holders from holding together there (with hold literals).
     fn memory_cuts(&mut self, d: &Decoded) -> usize {
         let m = self.m;

@@ -1,4 +1,4 @@
-//! The validator: every rule of SPEC section 4, in O(n log n) sweeps that never
+//! The validator: every rule of problem.md §4, in O(n log n) sweeps that never
 //! loop over time units (times go up to 10^18 and beyond).
 //!
 //! Every schedule the tool prints goes through `check` first.
@@ -18,11 +18,11 @@ pub enum Rule {
     Structure,
     /// A core id outside `0..CoreNum` of the node's core type.
     CoreId,
-    /// SPEC 4.1: a node starts before a predecessor ends.
+    /// problem.md §4.1: a node starts before a predecessor ends.
     Precedence,
-    /// SPEC 4.3: two nodes overlap on one core.
+    /// problem.md §4.3: two nodes overlap on one core.
     Core,
-    /// SPEC 4.4: held memory exceeds a memory type's size.
+    /// problem.md §4.4: held memory exceeds a memory type's size.
     Memory,
 }
 
@@ -188,7 +188,7 @@ pub fn check_reader<R: Read>(
     })
 }
 
-/// Checks a complete schedule against SPEC 4 (core ids, precedence, cores, memory).
+/// Checks a complete schedule against problem.md §4 (core ids, precedence, cores, memory).
 pub fn check(g: &NodeGraph, s: &Schedule, limit: usize) -> Violations {
     assert_eq!(
         s.choice, g.choice,
@@ -415,7 +415,7 @@ fn check_memory(g: &NodeGraph, s: &Schedule, order: &[u32], out: &mut Violations
 
 /// The holds of one memory type: node `v` holds `demand(v, m)` over
 /// `[start(v), R)` with `R = max(end, max start of direct successors that demand
-/// m)` (SPEC 4.4). Only what the sweep needs is stored: the release list.
+/// m)` (problem.md §4.4). Only what the sweep needs is stored: the release list.
 struct Holds {
     m: TypeIdx,
     /// Per op: the latest start of a successor op's source that demands m (the
@@ -481,6 +481,50 @@ impl Holds {
         }
         until
     }
+}
+
+/// Held memory of dense type `m` over time under the release rule of SPEC 4.4,
+/// as steps `(t, held from t on)` in increasing `t` (one point per instant where
+/// the total changes; releases at `t` count before acquisitions at `t`, as in
+/// the validator). Built from the validator's own `Holds`, so a plot shows
+/// exactly what `check` measured. Holds released at or after 2^64 never end
+/// within the profile.
+pub fn memory_profile(g: &NodeGraph, s: &Schedule, m: TypeIdx) -> Vec<(u128, u128)> {
+    let holds = Holds::new(g, s, m);
+    let mut acq: Vec<(u64, u64)> = (0..g.n_nodes() as u32)
+        .filter_map(|v| {
+            let d = g.demand(v, m);
+            let from = s.start[v as usize];
+            (d > 0 && (g.dur(v) > 0 || holds.until(g, s, v) > u128::from(from)))
+                .then_some((from, d))
+        })
+        .collect();
+    acq.sort_unstable();
+    let rel = &holds.releases;
+    let (mut i, mut j) = (0, 0);
+    let mut held: u128 = 0;
+    let mut out: Vec<(u128, u128)> = Vec::new();
+    while i < acq.len() || j < rel.len() {
+        let t = match (acq.get(i), rel.get(j)) {
+            (Some(a), Some(r)) => a.0.min(r.0),
+            (Some(a), None) => a.0,
+            (None, Some(r)) => r.0,
+            (None, None) => break,
+        };
+        while j < rel.len() && rel[j].0 == t {
+            held -= u128::from(g.demand(rel[j].1, m));
+            j += 1;
+        }
+        while i < acq.len() && acq[i].0 == t {
+            held += u128::from(acq[i].1);
+            i += 1;
+        }
+        match out.last_mut() {
+            Some(last) if last.1 == held => {}
+            _ => out.push((u128::from(t), held)),
+        }
+    }
+    out
 }
 
 /// Sweeps the holds of type `m` in time order. Holds are half-open, so at one

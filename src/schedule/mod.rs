@@ -1,10 +1,10 @@
-//! One schedule type for every engine, its text format (SPEC section 5) and its
-//! validator (SPEC section 4).
+//! One schedule type for every engine, its text format (problem.md §5) and its
+//! validator (problem.md §4).
 
 mod check;
 mod io;
 
-pub use check::{Report, Rule, Violation, Violations, check, check_reader};
+pub use check::{Report, Rule, Violation, Violations, check, check_reader, memory_profile};
 pub use io::{ReadOutcome, read_schedule, read_schedule_until, write_schedule};
 
 use crate::graph::NodeGraph;
@@ -21,7 +21,7 @@ pub struct Schedule {
 }
 
 impl Schedule {
-    /// The latest end, in u128 because start + ExecTime may exceed u64 (SPEC 6).
+    /// The latest end, in u128 because start + ExecTime may exceed u64 (problem.md §6).
     pub fn makespan(&self, g: &NodeGraph) -> u128 {
         (0..g.n_nodes())
             .map(|v| end(self.start[v], g.dur(v as u32)))
