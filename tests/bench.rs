@@ -169,8 +169,13 @@ fn resume_after_sigkill_solves_each_instance_once() {
     text.push_str(&first[..first.len() / 2]);
     std::fs::write(&jsonl, text).unwrap();
 
+    // And a temporary schedule file, as a kill during its write leaves it.
+    let stale = out.join("schedules/.g9.schedule.tmp-1-0");
+    std::fs::write(&stale, "[[1,0,1,").unwrap();
+
     let (code, _, err, solved) = bench(&args[1..]);
     assert_eq!(code, 0, "{err}");
+    assert!(!stale.exists(), "stale temporary removed");
     assert_eq!(
         solved,
         specs.len() - before.len(),

@@ -73,6 +73,8 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<(), BenchError> {
 
     create_out_dir(out)?;
     let _lock = lock_out_dir(out)?;
+    store::remove_stale_temporaries(out);
+    store::remove_stale_temporaries(&out.join("schedules"));
     let out_err = |e: std::io::Error| BenchError::Output(format!("{}: {e}", out.display()));
     let mut records = Vec::with_capacity(merged.len());
     for ((mut rec, kept), name) in merged.into_iter().zip(names) {

@@ -54,6 +54,8 @@ pub fn run(cfg: &BenchConfig) -> Result<(), BenchError> {
     }
     create_out_dir(&cfg.out)?;
     let _lock = lock_out_dir(&cfg.out)?;
+    store::remove_stale_temporaries(&cfg.out);
+    store::remove_stale_temporaries(&cfg.out.join("schedules"));
     let out_err = |e: std::io::Error| BenchError::Output(format!("{}: {e}", cfg.out.display()));
     let loaded = store::load(&cfg.out).map_err(out_err)?;
     for d in &loaded.dropped {

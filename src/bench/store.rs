@@ -23,11 +23,9 @@ pub const JSONL: &str = "results.jsonl";
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = dir.join(format!(
-        ".{name}.tmp-{}-{:?}",
-        std::process::id(),
-        std::thread::current().id()
-    ));
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(".{name}{TMP_MARK}{}-{n}", std::process::id()));
     let result = (|| {
         let mut f = File::create(&tmp)?;
         f.write_all(bytes)?;
@@ -40,6 +38,23 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// In the name of a temporary file of `write_atomic`.
+const TMP_MARK: &str = ".tmp-";
+
+/// Removes the temporary files a killed run left in `dir` (only while the
+/// folder's lock is held: no other writer has any in flight).
+pub fn remove_stale_temporaries(dir: &Path) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') && name.contains(TMP_MARK) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
 }
 
 /// Syncs a folder's entries (renames, new files). Some file systems refuse to
