@@ -4,7 +4,10 @@
 //! (one expansion to a flat node graph), `schedule` (the one schedule type, its
 //! text format and validator), then the tools built on them.
 
+pub mod bench;
 pub mod bounds;
+pub mod digest;
+pub mod engine;
 pub mod error;
 pub mod generate;
 pub mod graph;

@@ -91,12 +91,20 @@ enum Cmd {
     /// a proven optimum at any size (--family packed).
     #[command(after_long_help = tmin::generate::FAMILIES_HELP)]
     Gen(GenArgs),
+    /// Solve every instance of a set into a results folder (resumable,
+    /// parallel, sliceable with --shard); `tmin bench merge` combines folders.
+    #[command(
+        args_conflicts_with_subcommands = true,
+        subcommand_negates_reqs = true,
+        after_long_help = BENCH_HELP
+    )]
+    Bench(BenchArgs),
     /// Score heuristic schedules: validated makespan against T_min and T_max.
     #[command(after_long_help = SCORE_HELP)]
     Score(ScoreArgs),
     /// Draw a schedule as SVG: a Gantt chart and one memory profile per memory type.
     Plot(PlotArgs),
-    /// Performance profile of bench folders as SVG (to become `tmin bench plot`).
+    /// Performance profile of bench folders as SVG (also `tmin bench plot`).
     #[command(hide = true)]
     PlotBench {
         /// Bench folders (each with results.jsonl); one curve per folder.
@@ -208,6 +216,82 @@ struct SolveArgs {
     /// No progress lines.
     #[arg(long)]
     quiet: bool,
+}
+
+const BENCH_HELP: &str = "\
+Writes, as it goes, DIR/results.jsonl (one JSON line per finished instance) and
+DIR/schedules/NAME.schedule (validated); at the end DIR/results.csv and
+DIR/summary.md. Rerun with the same arguments to resume: instances with a
+complete line are skipped (by content hash, wherever the file now is).
+Exit: 0 all done, 2 bad arguments or unreadable instances (the others are
+done), 70 an internal error, 74 the folder cannot be written.";
+
+#[derive(clap::Args)]
+struct BenchArgs {
+    #[command(subcommand)]
+    action: Option<BenchCmd>,
+    /// Instance files, folders (their *.txt files; with --format jsp their
+    /// job-shop files) and list files (one path a line).
+    #[arg(required = true)]
+    instances: Vec<PathBuf>,
+    /// The results folder (created; its parent must exist).
+    #[arg(long, required = true, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Engine, as `tmin solve --engine` (greedy: its default rule, release).
+    #[arg(long, value_enum, default_value_t = Engine::Auto)]
+    engine: Engine,
+    /// Seconds per instance, reading and writing included (as `tmin solve`).
+    #[arg(long, default_value_t = 5.0)]
+    time_limit: f64,
+    /// Solves at a time [default: the number of cores].
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Threads of each solve.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Random seed of every solve.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Only the K-th of N slices of the set (by content hash: the same slice
+    /// whatever the order or place of the files).
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
+    /// How to read the instance files.
+    #[arg(long, value_enum, default_value_t = BenchFormat::Txt)]
+    format: BenchFormat,
+}
+
+#[derive(Subcommand)]
+enum BenchCmd {
+    /// Combine bench folders (shards, earlier runs): per instance the largest
+    /// proven lower bound and the best schedule, re-validated. Runs that
+    /// contradict each other are marked and give exit 70.
+    Merge {
+        /// Bench folders.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// The merged folder (may be one of the inputs).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
+    /// Performance profile of bench folders as SVG: one curve per folder
+    /// (the same as `tmin plot-bench`).
+    Plot {
+        /// Bench folders (each with results.jsonl).
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Output SVG file.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum BenchFormat {
+    /// The competition text format.
+    Txt,
+    /// Job shop, OR-Library format (as `tmin import jsp`).
+    Jsp,
 }
 
 const SCORE_HELP: &str = "\
@@ -670,6 +754,7 @@ fn run(cli: Cli, t0: Instant) -> Result<ExitCode, Failure> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Cmd::Bench(a) => bench(a),
         Cmd::Score(a) => score(a),
         Cmd::Plot(a) => plot(a),
         Cmd::PlotBench { dirs, output } => {
@@ -931,15 +1016,93 @@ fn time_limit(secs: f64) -> Result<Duration, Failure> {
     Ok(Duration::try_from_secs_f64(capped).unwrap_or(Duration::from_secs(NO_LIMIT_SECS as u64)))
 }
 
-/// Time kept back from the engines for what follows them: the final
-/// validation in `SolveResult::found`, the node graph and `write_schedule`,
-/// and the summary. Measured at 10^6 nodes (`tmin gen --ops 10000 --nodes
-/// 100-100 --seed 1`, three runs, results/sat-budget.md): validation 160-205
-/// ns a node, node graph and writing 96-158 ns a node, the summary nothing
-/// to speak of; the reserve is three times 350 ns a node, plus 20 ms.
-fn output_reserve(nodes: u64) -> Duration {
-    const MEASURED_NS_PER_NODE: u64 = 350;
-    Duration::from_millis(20) + Duration::from_nanos(nodes.saturating_mul(3 * MEASURED_NS_PER_NODE))
+fn bench(a: BenchArgs) -> Result<ExitCode, Failure> {
+    use tmin::bench::BenchError;
+    let result = match a.action {
+        Some(BenchCmd::Merge { dirs, out }) => tmin::bench::merge(&dirs, &out),
+        Some(BenchCmd::Plot { dirs, output }) => {
+            tmin::plot::profile::plot_bench(&dirs, &output).map_err(plot_failure)?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        None => {
+            let shard = a
+                .shard
+                .as_deref()
+                .map(tmin::bench::parse_shard)
+                .transpose()
+                .map_err(Failure::Usage)?;
+            let cfg = tmin::bench::BenchConfig {
+                inputs: a.instances,
+                out: a
+                    .out
+                    .ok_or_else(|| Failure::Usage("--out DIR is required".into()))?,
+                settings: tmin::bench::Settings {
+                    engine: engine_choice(a.engine, RuleArg::Release),
+                    time_limit: a.time_limit,
+                    limit: time_limit(a.time_limit)?,
+                    seed: a.seed,
+                    threads: a.threads,
+                },
+                jobs: a
+                    .jobs
+                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+                shard,
+                format: match a.format {
+                    BenchFormat::Txt => tmin::bench::Format::Txt,
+                    BenchFormat::Jsp => tmin::bench::Format::Jsp,
+                },
+            };
+            tmin::bench::run(&cfg)
+        }
+    };
+    match result {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(BenchError::Usage(m) | BenchError::Input(m)) => Err(Failure::Usage(m)),
+        Err(BenchError::Internal(m)) => Err(Failure::Internal(m)),
+        Err(BenchError::Output(m)) => Err(Failure::Output(m)),
+    }
+}
+
+/// The library's engine choice for `--engine` (and `--rule` for greedy).
+fn engine_choice(engine: Engine, rule: RuleArg) -> tmin::engine::EngineChoice {
+    use tmin::engine::EngineChoice as E;
+    use tmin::list::priority::Rule;
+    match engine {
+        Engine::Auto => E::Auto,
+        Engine::List => E::List,
+        Engine::Milp => E::Milp,
+        Engine::Sat => E::Sat,
+        Engine::Greedy => E::Greedy(match rule {
+            RuleArg::Lrp => Rule::Lrp,
+            RuleArg::Release => Rule::Release,
+            RuleArg::Lst => Rule::Lst,
+            RuleArg::Slack => Rule::Slack,
+            RuleArg::Mis => Rule::Mis,
+            RuleArg::Mem => Rule::Mem,
+        }),
+    }
+}
+
+/// Reads the instance by `end`, hashing its content on the way (the `hash` of
+/// `--json`; `None` for stdin, where the bytes are not a file's).
+fn read_instance_hashed(
+    path: &Path,
+    end: Instant,
+) -> Result<(Instance, Option<String>), InputError> {
+    if path.as_os_str() == "-" {
+        return Ok((instance::parse_file_until(path, Some(end))?, None));
+    }
+    let name = path.display().to_string();
+    let mut r = tmin::digest::HashingReader::new(tmin::error::open_file(path)?);
+    let inst = instance::parse_reader_until(&mut r, &name, Some(end))?;
+    let hash = r.finish().map_err(|e| {
+        InputError::new(
+            &name,
+            tmin::error::Pos::default(),
+            format!("read error: {e}"),
+        )
+    })?;
+    Ok((inst, Some(hash)))
 }
 
 fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
@@ -982,22 +1145,17 @@ fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
     let to_stdout = a.output.as_deref().is_some_and(|p| p.as_os_str() == "-");
     // The whole command ends by `end`: reading, solving, writing.
     let end = tmin::solve::instant_after(t0, limit);
-    let engine_name = match a.engine {
-        Engine::Auto => "auto",
-        Engine::List => "list",
-        Engine::Milp => "milp",
-        Engine::Sat => "sat",
-        Engine::Greedy => "greedy",
-    };
+    let engine = engine_choice(a.engine, a.rule);
+    let engine_name = engine.name();
     let read = (|| -> Result<_, InputError> {
-        let inst = instance::parse_file_until(&a.instance, Some(end))?;
+        let (inst, hash) = read_instance_hashed(&a.instance, end)?;
         let start = match &a.start {
             Some(p) => Some(read_start(&inst, p, end)?),
             None => None,
         };
-        Ok((inst, start))
+        Ok((inst, hash, start))
     })();
-    let (inst, start) = match read {
+    let (inst, hash, start) = match read {
         Ok(x) => x,
         Err(e) if e.kind == InputErrorKind::TimeLimit => {
             // No verdict: the limit passed before the input was read.
@@ -1010,7 +1168,12 @@ fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
             r.note(e.to_string());
             let total = t0.elapsed().as_secs_f64();
             let summary = if a.json {
-                let v = report::solve_json_named(&e.file, None, &r, total, total);
+                let run = report::RunInfo {
+                    hash: None,
+                    time_limit: a.time_limit,
+                    seed: a.seed,
+                };
+                let v = report::solve_json_named(&e.file, None, &r, total, total, &run);
                 format!("{v}\n")
             } else {
                 report::solve_text(&r, total)
@@ -1034,10 +1197,8 @@ fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
     }
     let read_seconds = t0.elapsed().as_secs_f64();
     // The engines get what is left, less the reserve for validating and writing.
-    let reserve = output_reserve(tmin::portfolio::max_nodes(&inst));
-    let engine_limit = end
-        .saturating_duration_since(Instant::now())
-        .saturating_sub(reserve);
+    let reserve = tmin::engine::output_reserve(tmin::portfolio::max_nodes(&inst));
+    let engine_limit = tmin::engine::engine_budget(&inst, end);
     log::info!(
         "read in {read_seconds:.3} s; engines get {:.3} s ({:.3} s kept for validating and writing)",
         engine_limit.as_secs_f64(),
@@ -1060,24 +1221,7 @@ fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
         },
         export_dir: a.export_model.clone(),
     };
-    let result = match a.engine {
-        Engine::Auto => tmin::portfolio::solve(&inst, &opts, &mopts),
-        Engine::List => tmin::list::solve(&inst, &opts),
-        Engine::Milp => tmin::milp::solve(&inst, &opts, &mopts),
-        Engine::Sat => tmin::sat::solve(&inst, &opts),
-        Engine::Greedy => {
-            use tmin::list::priority::Rule;
-            let rule = match a.rule {
-                RuleArg::Lrp => Rule::Lrp,
-                RuleArg::Release => Rule::Release,
-                RuleArg::Lst => Rule::Lst,
-                RuleArg::Slack => Rule::Slack,
-                RuleArg::Mis => Rule::Mis,
-                RuleArg::Mem => Rule::Mem,
-            };
-            tmin::list::greedy(&inst, &opts, rule)
-        }
-    };
+    let result = tmin::engine::run(&inst, engine, &opts, &mopts);
     // Decided by the typed field, never by note text.
     if let Some(e) = &result.internal_error {
         return Err(Failure::Internal(e.clone()));
@@ -1092,7 +1236,17 @@ fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
     let summary = if a.json {
         format!(
             "{}\n",
-            report::solve_json(&inst, &result, read_seconds, total)
+            report::solve_json(
+                &inst,
+                &result,
+                read_seconds,
+                total,
+                &report::RunInfo {
+                    hash: hash.as_deref(),
+                    time_limit: a.time_limit,
+                    seed: a.seed,
+                }
+            )
         )
     } else {
         report::solve_text(&result, total)

@@ -220,45 +220,73 @@ pub fn info_text(inst: &Instance) -> String {
     s
 }
 
+/// The crate version, in every `tmin solve --json` object and bench line.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// What a solve was asked for and what it read, beyond the result: the keys
+/// `tmin solve --json` shares with the lines of `tmin bench`.
+pub struct RunInfo<'a> {
+    /// SHA-256 of the instance file's content (`None`: not read to the end).
+    pub hash: Option<&'a str>,
+    /// `--time-limit` as given, in seconds.
+    pub time_limit: f64,
+    pub seed: u64,
+}
+
 /// The JSON object of `tmin solve --json`.
 pub fn solve_json(
     inst: &Instance,
     r: &SolveResult,
     read_seconds: f64,
     total_seconds: f64,
+    run: &RunInfo,
 ) -> Value {
-    solve_json_named(
+    let mut v = solve_json_named(
         &inst.name,
         Some(inst.graph.n_ops()),
         r,
         read_seconds,
         total_seconds,
-    )
+        run,
+    );
+    let range = crate::tmax::node_range(inst);
+    v["nodes_min"] = json!(range.map(|x| x.0));
+    v["nodes_max"] = json!(range.map(|x| x.1));
+    v["t_max"] = json!(crate::tmax::t_max(inst).map(num));
+    v
 }
 
 /// As `solve_json`, when the instance was not (completely) read: its name and,
-/// if known, its op count. Makespans beyond u64 are strings of their exact
-/// digits (`num`), as in `tmin check --json`.
+/// if known, its op count; the sizes and T_max are null. Makespans beyond u64
+/// are strings of their exact digits (`num`), as in `tmin check --json`.
 pub fn solve_json_named(
     name: &str,
     ops: Option<usize>,
     r: &SolveResult,
     read_seconds: f64,
     total_seconds: f64,
+    run: &RunInfo,
 ) -> Value {
     json!({
         "instance": name,
+        "hash": run.hash,
         "ops": ops,
         "nodes": r.schedule.as_ref().map(|s| s.start.len()),
+        "nodes_min": null,
+        "nodes_max": null,
+        "time_limit": run.time_limit,
+        "seed": run.seed,
         "status": r.status.name(),
         "makespan": r.makespan.map(num),
         "lower_bound": r.lower_bound,
         "bound_source": r.bound_source,
         "gap": r.gap(),
+        "t_max": null,
         "engine": r.engine,
         "wall_seconds": r.wall_seconds,
         "read_seconds": read_seconds,
         "total_seconds": total_seconds,
+        "version": VERSION,
         "notes": r.notes,
     })
 }
