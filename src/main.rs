@@ -104,16 +104,6 @@ enum Cmd {
     Score(ScoreArgs),
     /// Draw a schedule as SVG: a Gantt chart and one memory profile per memory type.
     Plot(PlotArgs),
-    /// Performance profile of bench folders as SVG (also `tmin bench plot`).
-    #[command(hide = true)]
-    PlotBench {
-        /// Bench folders (each with results.jsonl); one curve per folder.
-        #[arg(required = true)]
-        dirs: Vec<PathBuf>,
-        /// Output SVG file.
-        #[arg(short, long)]
-        output: PathBuf,
-    },
     /// Convert an instance from another scheduling format.
     Import {
         #[arg(value_enum)]
@@ -274,8 +264,7 @@ enum BenchCmd {
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
     },
-    /// Performance profile of bench folders as SVG: one curve per folder
-    /// (the same as `tmin plot-bench`).
+    /// Performance profile of bench folders as SVG: one curve per folder.
     Plot {
         /// Bench folders (each with results.jsonl).
         #[arg(required = true)]
@@ -757,10 +746,6 @@ fn run(cli: Cli, t0: Instant) -> Result<ExitCode, Failure> {
         Cmd::Bench(a) => bench(a),
         Cmd::Score(a) => score(a),
         Cmd::Plot(a) => plot(a),
-        Cmd::PlotBench { dirs, output } => {
-            tmin::plot::profile::plot_bench(&dirs, &output).map_err(plot_failure)?;
-            Ok(ExitCode::SUCCESS)
-        }
         Cmd::Import {
             format: ImportFormat::Jsp,
             file,
@@ -849,7 +834,12 @@ fn score(a: ScoreArgs) -> Result<ExitCode, Failure> {
                     base.display()
                 ))
             })?;
-            let inst = read_instance(&path)?;
+            let inst = if e.jsp {
+                let end = tmin::solve::far_future(Instant::now());
+                tmin::bench::read_input(&path, tmin::bench::Format::Jsp, end)?.0
+            } else {
+                read_instance(&path)?
+            };
             let name = sc::instance_name(&e.instance);
             let label = path.display().to_string();
             let scale =

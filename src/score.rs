@@ -46,6 +46,8 @@ pub struct RefEntry {
     pub ops: Option<u64>,
     /// The `hash` column of a bench folder (of the instance's content).
     pub hash: Option<String>,
+    /// The bench line says the instance file is a job shop (`"format": "jsp"`).
+    pub jsp: bool,
     /// Where the row came from (`file:line`), for messages.
     pub at: String,
 }
@@ -322,6 +324,7 @@ fn load_jsonl(dir: &Path, file: &Path) -> Result<Reference, InputError> {
                 t_max: json_time(v.get("t_max"), "t_max")?,
                 ops: v.get("ops").and_then(Value::as_u64),
                 hash: v.get("hash").and_then(Value::as_str).map(str::to_string),
+                jsp: v.get("format").and_then(Value::as_str) == Some("jsp"),
                 at: format!("{}:{no}", file.display()),
             })
         })()
@@ -437,6 +440,7 @@ fn load_csv(source: &Path, file: &Path) -> Result<Reference, InputError> {
                 hash: Some(cell(col("hash")))
                     .filter(|h| !h.is_empty())
                     .map(str::to_string),
+                jsp: cell(col("format")) == "jsp",
                 at: format!("{}:{no}", file.display()),
             })
         })()

@@ -1,4 +1,4 @@
-//! `tmin plot` and `tmin plot-bench`: valid SVG, one bar per node, one
+//! `tmin plot` and `tmin bench plot`: valid SVG, one bar per node, one
 //! capacity line per memory type, the aggregated view at 2 x 10^4 nodes, and
 //! illegal schedules refused.
 //!
@@ -268,7 +268,8 @@ fn plot_bench_draws_one_curve_per_folder() {
     );
     let out = out_path("profile.svg");
     let (code, _, err) = tmin(&[
-        "plot-bench",
+        "bench",
+        "plot",
         a.to_str().unwrap(),
         b.to_str().unwrap(),
         "-o",
@@ -286,7 +287,7 @@ fn plot_bench_draws_one_curve_per_folder() {
     }
     assert!(svg.contains("solved (proven optimal or infeasible) by time"));
     // A folder without results.jsonl, and a bad line that is not the last.
-    let (code, _, err) = tmin(&["plot-bench", "instances", "-o", out.to_str().unwrap()]);
+    let (code, _, err) = tmin(&["bench", "plot", "instances", "-o", out.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(err.contains("not a bench folder"), "{err}");
     let bad = bench_folder(
@@ -297,7 +298,8 @@ fn plot_bench_draws_one_curve_per_folder() {
         ],
     );
     let (code, _, err) = tmin(&[
-        "plot-bench",
+        "bench",
+        "plot",
         bad.to_str().unwrap(),
         "-o",
         out.to_str().unwrap(),

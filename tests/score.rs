@@ -421,3 +421,48 @@ fn bad_inputs_are_clear_errors() {
     assert_eq!(code, 2);
     assert!(err.contains("bad2.csv:2"), "{err}");
 }
+
+/// A bench folder of job shops (`--format jsp`) is a reference like any
+/// other: score reads each instance in the format its bench line names.
+#[test]
+fn a_bench_folder_of_job_shops_is_a_reference() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("score-jsp");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("run");
+    let ft06 = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/jsplib/ft06");
+    let (code, _, err) = tmin(&[
+        "bench",
+        ft06,
+        "--format",
+        "jsp",
+        "--out",
+        out.to_str().unwrap(),
+        "--time-limit",
+        "10",
+        "--jobs",
+        "1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let schedules = out.join("schedules");
+    let (code, stdout, err) = tmin(&[
+        "score",
+        "--reference",
+        out.to_str().unwrap(),
+        "--schedules",
+        schedules.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    let row = &v.as_array().unwrap()[0];
+    assert!(
+        row["instance"].as_str().unwrap().ends_with("jsplib/ft06"),
+        "{row}"
+    );
+    assert_eq!(row["legal"], true);
+    // ft06's optimum is 55; the bench proves it in well under 10 s.
+    assert_eq!(row["t_min"], 55);
+    assert_eq!(row["t_min_kind"], "optimal");
+    assert_eq!(row["makespan"], 55);
+}

@@ -16,6 +16,8 @@ mod run;
 mod store;
 mod summary;
 
+pub use run::read_input;
+
 use std::path::PathBuf;
 use std::time::Duration;
 

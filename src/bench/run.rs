@@ -234,8 +234,8 @@ fn progress_bar(total: usize, done: usize, proven: usize) -> indicatif::Progress
     bar
 }
 
-/// Reads an instance by `end`, hashing the bytes it reads.
-pub(super) fn read_input(
+/// Reads an instance in `format` by `end`, hashing the bytes it reads.
+pub fn read_input(
     path: &Path,
     format: Format,
     end: Instant,

@@ -1,5 +1,5 @@
 //! SVG pictures of schedules (`tmin plot`) and of bench folders (`tmin
-//! plot-bench`), drawn with plotters' SVG backend.
+//! bench plot`), drawn with plotters' SVG backend.
 //!
 //! A schedule's picture is a Gantt chart (one row per core, grouped by core
 //! type, one colour per op) above one memory profile per memory type; above
