@@ -38,6 +38,7 @@ use super::profile::Profile;
 use super::{Model, Pass, Stop};
 
 /// A list whose serial schedule is legal, with its memory profile.
+#[derive(Clone)]
 pub struct Guide {
     /// The serial pass's own start order (joint groups are consecutive).
     list: Vec<u32>,
