@@ -452,6 +452,11 @@ struct GenArgs {
     /// mostly the last 4. Packed only.
     #[arg(long, value_name = "R")]
     reach: Option<u32>,
+    /// Deal the witness's nodes of every W consecutive ops at random among them,
+    /// so each op spans W times as long and its holds overlap other ops' (1 =
+    /// consecutive runs) [default: 1]. Packed only.
+    #[arg(long, value_name = "W")]
+    interleave: Option<u32>,
     /// Output file (default: stdout; '-' is stdout too).
     #[arg(short, long)]
     output: Option<PathBuf>,
@@ -1335,6 +1340,9 @@ fn gen_config(a: &GenArgs) -> Result<tmin::generate::GenFamily, Failure> {
             if a.reach.is_some() {
                 return Err(not_for("--reach", "random", ""));
             }
+            if a.interleave.is_some() {
+                return Err(not_for("--interleave", "random", ""));
+            }
             if a.mem_factor.is_some() {
                 return Err(not_for(
                     "--mem-factor",
@@ -1402,6 +1410,7 @@ fn gen_config(a: &GenArgs) -> Result<tmin::generate::GenFamily, Failure> {
                 max_time: a.max_time,
                 density: a.density,
                 reach: a.reach,
+                interleave: a.interleave.unwrap_or(1),
             };
             cfg.validate().map_err(Failure::Usage)?;
             Ok(GenFamily::Packed(cfg))

@@ -238,6 +238,51 @@ fn the_witness_is_perfectly_packed_and_legal_on_the_full_text() {
     }
 }
 
+/// Interleaved ops (`--interleave W`): each op's nodes are dealt from a
+/// stretch of W ops, so ops span longer than with consecutive runs; the
+/// witness stays legal (at memory exactly its peak) and perfectly packed.
+#[test]
+fn interleaved_ops_keep_the_witness_legal_and_span_longer() {
+    // Mean time from an op's first start to its last end in the witness.
+    let mean_span = |c: &PackedConfig| {
+        let (text, p) = gen_lib(c);
+        let inst = parse(&text);
+        let wit = witness_on(&inst, &p);
+        let g = NodeGraph::new(&inst, wit.choice.clone()).unwrap();
+        let v = schedule::check(&g, &wit, 10);
+        assert!(v.is_empty(), "{c:?}: {:?}", v.kept);
+        assert_eq!(wit.makespan(&g), u128::from(p.optimum));
+        let total: u64 = (0..g.n_ops() as u32)
+            .map(|op| {
+                let r = g.op_nodes(op);
+                let first = r.clone().map(|x| wit.start[x as usize]).min().unwrap();
+                let last = r.map(|x| wit.start[x as usize] + g.dur(x)).max().unwrap();
+                last - first
+            })
+            .sum();
+        total as f64 / g.n_ops() as f64
+    };
+    for (seed, w) in [(1, 2), (2, 4), (3, 7)] {
+        let base = PackedConfig {
+            cores: 6,
+            mem_factor: 1.0,
+            mem_types: 3,
+            ..small(seed)
+        };
+        let dealt = PackedConfig {
+            interleave: w,
+            ..base.clone()
+        };
+        let (b, d) = (mean_span(&base), mean_span(&dealt));
+        assert!(d > 1.3 * b, "W = {w}: mean op span {d} vs {b} without");
+    }
+    let bad = PackedConfig {
+        interleave: 0,
+        ..small(1)
+    };
+    assert!(bad.validate().is_err());
+}
+
 #[test]
 fn every_tiling_of_an_op_has_the_same_work() {
     for (seed, tilings, max_time) in [(1, 3, 10), (2, 5, 3), (3, 2, 100), (4, 4, 1)] {

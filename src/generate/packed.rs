@@ -118,6 +118,11 @@ pub struct PackedConfig {
     /// them uniformly among the last `r` ended ops, so sinks hold their memory
     /// for long (the shape that traps greedy schedulers).
     pub reach: Option<u32>,
+    /// Ops that share one stretch of the witness: 1 cuts the witness's nodes
+    /// (in start order) into consecutive runs, one per op; `w > 1` deals the
+    /// nodes of `w` consecutive runs at random among their `w` ops, so each op
+    /// spans `w` times as long and its intra-op holds overlap other ops'.
+    pub interleave: u32,
 }
 
 impl Default for PackedConfig {
@@ -138,6 +143,7 @@ impl Default for PackedConfig {
             max_time: 10,
             density: 1.5,
             reach: None,
+            interleave: 1,
         }
     }
 }
@@ -194,6 +200,12 @@ impl PackedConfig {
             return bad(format!(
                 "--mem-factor must be >= 1.0 (1.0 = exactly the witness's peak), got {}",
                 self.mem_factor
+            ));
+        }
+        if self.interleave == 0 || self.interleave > self.ops {
+            return bad(format!(
+                "--interleave must be in 1..=--ops ({}), got {}",
+                self.ops, self.interleave
             ));
         }
         if self.graphs == 0 {
@@ -306,6 +318,7 @@ pub struct Packed {
 const STREAM_SIZES: u64 = 101;
 const STREAM_OPS: u64 = 102;
 const STREAM_OP_EDGES: u64 = 103;
+const STREAM_INTERLEAVE: u64 = 104;
 const STREAM_CORE: u64 = 1 << 20; // + core index
 const STREAM_TILING: u64 = 1 << 32; // + op * 128 + tiling: the subgraph
 const STREAM_DEMANDS: u64 = 1 << 33; // + op * 128 + tiling: its memory demands
@@ -316,7 +329,9 @@ struct Witness {
     t: u64,
     /// First node of each op; `op_base[ops]` is the node count.
     op_base: Vec<u32>,
-    /// Per node in (start, core) order; `sched.start`/`sched.core` hold the rest.
+    /// Per node, op by op (`op_base`), each op's nodes in (start, core) order,
+    /// which is global (start, core) order unless ops are interleaved;
+    /// `sched.start`/`sched.core` hold the rest.
     dur: Vec<u64>,
     sched: Schedule,
     op_type: Vec<u8>,
@@ -449,6 +464,17 @@ fn build_witness(cfg: &PackedConfig) -> Result<Witness, String> {
     if start.len() as u64 != n || rest.iter().any(|&r| r != 0) {
         return Err("internal error: the cores do not all end at the horizon".into());
     }
+    if cfg.interleave > 1 {
+        let mut rng = Rng::new(cfg.seed, STREAM_INTERLEAVE);
+        interleave(
+            &op_base,
+            cfg.interleave as usize,
+            &mut rng,
+            &mut start,
+            &mut dur,
+            &mut core,
+        );
+    }
 
     let n_ops = op_base.len() - 1;
     let mut rng = Rng::new(cfg.seed, STREAM_OPS);
@@ -535,6 +561,57 @@ fn build_witness(cfg: &PackedConfig) -> Result<Witness, String> {
         kept,
         op_edges,
     })
+}
+
+/// Deals the nodes of every `w` consecutive ops (a contiguous stretch of the
+/// witness in start order) at random among those ops, each keeping its size,
+/// then stores each op's nodes contiguously again, in start order. Everything
+/// after this step reads an op's nodes as `op_base[o]..op_base[o + 1]` in start
+/// order and its first node as its earliest, which both still hold; the cores'
+/// sequences are untouched, so the witness stays perfectly packed.
+fn interleave(
+    op_base: &[u32],
+    w: usize,
+    rng: &mut Rng,
+    start: &mut [u64],
+    dur: &mut [u64],
+    core: &mut [u32],
+) {
+    let n_ops = op_base.len() - 1;
+    let mut owner: Vec<u32> = Vec::new();
+    let mut order: Vec<u32> = Vec::new();
+    let mut scratch: Vec<(u64, u64, u32)> = Vec::new();
+    for b0 in (0..n_ops).step_by(w) {
+        let b1 = (b0 + w).min(n_ops);
+        let (lo, hi) = (op_base[b0] as usize, op_base[b1] as usize);
+        let mut quota: Vec<u64> = (b0..b1)
+            .map(|o| u64::from(op_base[o + 1] - op_base[o]))
+            .collect();
+        let mut left = (hi - lo) as u64;
+        owner.clear();
+        for _ in lo..hi {
+            // An op with probability proportional to the nodes it still takes.
+            let mut r = rng.below(left);
+            let mut j = 0;
+            while r >= quota[j] {
+                r -= quota[j];
+                j += 1;
+            }
+            quota[j] -= 1;
+            left -= 1;
+            owner.push(j as u32);
+        }
+        // Stable by owner: each op's nodes stay in start order.
+        order.clear();
+        order.extend(0..(hi - lo) as u32);
+        order.sort_by_key(|&i| owner[i as usize]);
+        scratch.clear();
+        scratch.extend((lo..hi).map(|v| (start[v], dur[v], core[v])));
+        for (k, &i) in order.iter().enumerate() {
+            let (s, d, c) = scratch[i as usize];
+            (start[lo + k], dur[lo + k], core[lo + k]) = (s, d, c);
+        }
+    }
 }
 
 /// One drawn subgraph (local indices), reused across tilings.
@@ -984,7 +1061,12 @@ pub fn generate_packed(cfg: &PackedConfig, out: &mut dyn Write) -> Result<Packed
     let g = NodeGraph::new(&inst, choice).map_err(internal)?;
     same_nodes(&g, &w)?;
     w.sched.choice = g.choice.clone();
-    let order: Vec<u32> = (0..n as u32).collect();
+    // Nodes are in start order unless ops were interleaved (then per op).
+    let order: Vec<u32> = if cfg.interleave > 1 {
+        super::by_start(&w.sched)
+    } else {
+        (0..n as u32).collect()
+    };
     let witness_peaks = memory_peaks(&g, &w.sched, &order);
     drop(order);
     drop(g);
