@@ -104,6 +104,17 @@ enum Cmd {
     Score(ScoreArgs),
     /// Draw a schedule as SVG: a Gantt chart and one memory profile per memory type.
     Plot(PlotArgs),
+    /// Check the certificates of `tmin solve --certify DIR`: each CNF with its
+    /// varisat proof, by varisat's proof checker (verified: the CNF is
+    /// unsatisfiable).
+    #[command(after_long_help = CERTIFY_HELP)]
+    CertifyCheck {
+        /// The folder `--certify` wrote.
+        dir: PathBuf,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Convert an instance from another scheduling format.
     Import {
         #[arg(value_enum)]
@@ -197,6 +208,13 @@ struct SolveArgs {
     /// rejected with its violations (exit 2).
     #[arg(long, value_name = "SCHEDULE")]
     start: Option<PathBuf>,
+    /// Write a certificate for each UNSAT answer of the SAT engine that the
+    /// lower bound rests on (sat and auto engines): DIR/<instance>-T<T>.cnf
+    /// (DIMACS) and .proof (varisat's proof), checked by `tmin certify-check
+    /// DIR`. DIR is created (checked before solving). Off by default: each
+    /// certificate costs a second solve and disk.
+    #[arg(long, value_name = "DIR")]
+    certify: Option<PathBuf>,
     /// Print one JSON object instead of the text summary.
     #[arg(long)]
     json: bool,
@@ -632,6 +650,7 @@ fn run(cli: Cli, t0: Instant) -> Result<ExitCode, Failure> {
             Ok(ExitCode::from(if rep.is_legal() { 0 } else { 1 }))
         }
         Cmd::Solve(a) => solve(a, t0),
+        Cmd::CertifyCheck { dir, json } => certify_check(&dir, json),
         Cmd::Bound { instance, json } => {
             let inst = read_instance(&instance)?;
             let b = tmin::bounds::lower_bounds(&inst);
@@ -1132,6 +1151,20 @@ fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
             );
         }
     }
+    // Also up front: an uncreatable folder is an argument error, not a
+    // certificate silently missing after the solve.
+    let certifier = match &a.certify {
+        Some(dir) => Some(std::sync::Arc::new(
+            tmin::sat::certify::Certifier::new(dir, &tmin::sat::certify::name_of(&a.instance))
+                .map_err(|e| {
+                    Failure::Usage(format!(
+                        "--certify {}: cannot create the directory: {e}",
+                        dir.display()
+                    ))
+                })?,
+        )),
+        None => None,
+    };
     let to_stdout = a.output.as_deref().is_some_and(|p| p.as_os_str() == "-");
     // The whole command ends by `end`: reading, solving, writing.
     let end = tmin::solve::instant_after(t0, limit);
@@ -1202,6 +1235,7 @@ fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
         list_patience: None,
         start,
         memory_limit_mib: a.memory_limit,
+        certify: certifier.clone(),
     };
     let mopts = tmin::milp::MilpOptions {
         formulation: match a.model {
@@ -1211,7 +1245,21 @@ fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
         },
         export_dir: a.export_model.clone(),
     };
-    let result = tmin::engine::run(&inst, engine, &opts, &mopts);
+    let mut result = tmin::engine::run(&inst, engine, &opts, &mopts);
+    let conclusion = certifier.as_ref().map(|c| {
+        if matches!(a.engine, Engine::Sat | Engine::Auto) {
+            tmin::sat::certify::conclude(c, &mut result)
+        } else {
+            result.note(format!(
+                "--certify: nothing certified: only the SAT engine (--engine sat or auto) \
+                 gives UNSAT answers; engine {engine_name} does not"
+            ));
+            tmin::sat::certify::Conclusion {
+                final_bound_certified: false,
+                certificates: Vec::new(),
+            }
+        }
+    });
     // Decided by the typed field, never by note text.
     if let Some(e) = &result.internal_error {
         return Err(Failure::Internal(e.clone()));
@@ -1224,20 +1272,21 @@ fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
     }
     let total = t0.elapsed().as_secs_f64();
     let summary = if a.json {
-        format!(
-            "{}\n",
-            report::solve_json(
-                &inst,
-                &result,
-                read_seconds,
-                total,
-                &report::RunInfo {
-                    hash: hash.as_deref(),
-                    time_limit: a.time_limit,
-                    seed: a.seed,
-                }
-            )
-        )
+        let mut v = report::solve_json(
+            &inst,
+            &result,
+            read_seconds,
+            total,
+            &report::RunInfo {
+                hash: hash.as_deref(),
+                time_limit: a.time_limit,
+                seed: a.seed,
+            },
+        );
+        if let (Some(c), Some(dir)) = (&conclusion, &a.certify) {
+            v["certify"] = tmin::sat::certify::conclusion_json(dir, c);
+        }
+        format!("{v}\n")
     } else {
         report::solve_text(&result, total)
     };
@@ -1252,6 +1301,72 @@ fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
         Status::Infeasible => 1,
         Status::Unknown => 3,
     }))
+}
+
+const CERTIFY_HELP: &str = "\
+Each DIR/NAME.cnf is checked with DIR/NAME.proof by varisat's proof checker:
+'verified' means the proof derives the empty clause from the CNF, so the CNF is
+unsatisfiable, and the claim in its 'c claim:' line holds as far as the
+encoding is trusted (models/sat.md, What is certified). A file without its
+partner, a CNF that is not DIMACS, a proof step that does not follow, a
+truncated proof or one that never derives the empty clause: 'FAILED', with
+the reason.
+
+Exit codes: 0 every certificate verified, 1 some failed, 2 DIR unreadable or
+without certificates.";
+
+/// `tmin certify-check DIR`: every certificate pair of DIR, checked.
+fn certify_check(dir: &Path, json: bool) -> Result<ExitCode, Failure> {
+    let checked = tmin::sat::certify::check_dir(dir).map_err(|e| {
+        Failure::Usage(format!("{}: cannot read the directory: {e}", dir.display()))
+    })?;
+    if checked.is_empty() {
+        return Err(Failure::Usage(format!(
+            "{}: no certificates (NAME.cnf with NAME.proof) to check",
+            dir.display()
+        )));
+    }
+    let failed = checked.iter().filter(|c| c.verdict.is_err()).count();
+    let out = if json {
+        let rows: Vec<_> = checked
+            .iter()
+            .map(|c| {
+                json!({
+                    "name": c.name,
+                    "cnf": c.cnf.display().to_string(),
+                    "proof": c.proof.display().to_string(),
+                    "claim": c.claim,
+                    "verified": c.verdict.is_ok(),
+                    "error": c.verdict.as_ref().err().map(|e| e.to_string()),
+                })
+            })
+            .collect();
+        format!(
+            "{}\n",
+            json!({"dir": dir.display().to_string(), "verified": checked.len() - failed,
+                   "failed": failed, "certificates": rows})
+        )
+    } else {
+        let mut s = String::new();
+        for c in &checked {
+            match &c.verdict {
+                Ok(()) => s.push_str(&format!(
+                    "verified  {}  {}\n",
+                    c.name,
+                    c.claim.as_deref().unwrap_or("(no claim line)")
+                )),
+                Err(e) => s.push_str(&format!("FAILED    {}  {e}\n", c.name)),
+            }
+        }
+        s.push_str(&format!(
+            "{} of {} certificates verified\n",
+            checked.len() - failed,
+            checked.len()
+        ));
+        s
+    };
+    print_out(&out)?;
+    Ok(ExitCode::from(if failed == 0 { 0 } else { 1 }))
 }
 
 /// Reads and checks a warm-start schedule: only a legal one is accepted. The
