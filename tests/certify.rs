@@ -437,6 +437,77 @@ fn cli_writes_lists_and_checks_certificates() {
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("FAILED    ft06-T54  proof rejected"), "{out}");
 
+    // Garbled proofs (bytes overwritten, inserted, cut out, replaced by
+    // noise): varisat's checker may reject them, panic on them or ask for
+    // terabytes; each is one certificate's failure, never a crash of the
+    // command (exit 1, not 70 or a signal).
+    let good = bytes.clone();
+    let garbled = scratch("cli-garbled");
+    std::fs::copy(certs.join("ft06-T54.cnf"), garbled.join("g.cnf")).unwrap();
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    for k in 0..12 {
+        let mut b = good.clone();
+        match k % 4 {
+            0 => {
+                for _ in 0..3 {
+                    let i = next(b.len());
+                    b[i] = next(256) as u8;
+                }
+            }
+            1 => {
+                let i = next(b.len());
+                let noise: Vec<u8> = (0..16).map(|_| next(256) as u8).collect();
+                b.splice(i..i, noise);
+            }
+            2 => {
+                let (i, j) = (next(b.len()), next(b.len()));
+                b.drain(i.min(j)..i.max(j));
+            }
+            _ => b = (0..1000).map(|_| next(256) as u8).collect(),
+        }
+        std::fs::write(garbled.join("g.proof"), &b).unwrap();
+        let (code, out, err) = tmin(&[
+            "certify-check",
+            garbled.to_str().unwrap(),
+            "--memory-limit",
+            "256",
+            "--time-limit",
+            "30",
+        ]);
+        assert!(
+            code == 1 || code == 0,
+            "garble {k}: exit {code}: {out}{err}"
+        );
+        if code == 1 {
+            assert!(out.starts_with("FAILED    g  "), "garble {k}: {out}");
+        }
+    }
+
+    // Seven bytes whose length field asks varisat's proof parser for 10 TB:
+    // the checker's process aborts; the command reports that certificate.
+    std::fs::write(
+        garbled.join("g.proof"),
+        [0x21, 0x20, 0x02, 0xb2, 0xfa, 0x94, 0x91],
+    )
+    .unwrap();
+    let (code, out, err) = tmin(&[
+        "certify-check",
+        garbled.to_str().unwrap(),
+        "--memory-limit",
+        "256",
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.starts_with("FAILED    g  the checker failed on it"),
+        "{out}"
+    );
+
     // No certificates, or no folder: exit 2.
     let empty = scratch("cli-empty");
     assert_eq!(tmin(&["certify-check", empty.to_str().unwrap()]).0, 2);

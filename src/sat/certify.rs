@@ -429,7 +429,28 @@ impl ProofProcessor for Refutes {
 
 /// Checks that `proof` (varisat's native format) refutes `cnf` (DIMACS), with
 /// varisat-checker: `Ok` means the CNF is unsatisfiable.
+///
+/// varisat-checker 0.2.2 trusts its input's shape: a garbled proof can make
+/// it panic (a variable beyond the CNF's; turned into `CheckError::Proof`
+/// here) or ask for terabytes (a garbled length), which aborts the process
+/// and cannot be caught. `tmin certify-check` therefore checks each pair in
+/// a child process under a memory and time limit; call this directly only on
+/// files you produced.
 pub fn check(cnf: &Path, proof: &Path) -> Result<(), CheckError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check_unguarded(cnf, proof)))
+        .unwrap_or_else(|p| {
+            let msg = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "no message".into());
+            Err(CheckError::Proof(format!(
+                "the checker failed on it ({msg}): a garbled proof or CNF"
+            )))
+        })
+}
+
+fn check_unguarded(cnf: &Path, proof: &Path) -> Result<(), CheckError> {
     let open = |p: &Path| {
         File::open(p)
             .map(BufReader::new)
@@ -468,9 +489,30 @@ pub struct Checked {
     pub verdict: Result<(), CheckError>,
 }
 
-/// Checks every certificate of `dir`: each `*.cnf` with the `*.proof` of the
-/// same stem (a file of a pair that lacks its partner fails), in name order.
-pub fn check_dir(dir: &Path) -> io::Result<Vec<Checked>> {
+/// A certificate pair of a folder (either file may be missing).
+#[derive(Debug)]
+pub struct Pair {
+    /// The file stem (`<instance>-T<value>`).
+    pub name: String,
+    pub cnf: PathBuf,
+    pub proof: PathBuf,
+    /// What the certificate claims (the CNF's `c claim:` line), if stated.
+    pub claim: Option<String>,
+}
+
+impl Pair {
+    /// The missing file of the pair, if one is.
+    pub fn missing(&self) -> Option<CheckError> {
+        [&self.cnf, &self.proof]
+            .into_iter()
+            .find(|p| !p.is_file())
+            .map(|p| CheckError::Io(format!("{}: missing", p.display())))
+    }
+}
+
+/// The certificate pairs of `dir`: each `*.cnf` and `*.proof` stem, in name
+/// order.
+pub fn pairs(dir: &Path) -> io::Result<Vec<Pair>> {
     let mut stems: Vec<String> = Vec::new();
     for e in fs::read_dir(dir)? {
         let p = e?.path();
@@ -492,18 +534,32 @@ pub fn check_dir(dir: &Path) -> io::Result<Vec<Checked>> {
             let cnf = dir.join(format!("{name}.cnf"));
             let proof = dir.join(format!("{name}.proof"));
             let claim = read_claim(&cnf);
-            let verdict = if !cnf.is_file() {
-                Err(CheckError::Io(format!("{}: missing", cnf.display())))
-            } else if !proof.is_file() {
-                Err(CheckError::Io(format!("{}: missing", proof.display())))
-            } else {
-                check(&cnf, &proof)
-            };
-            Checked {
+            Pair {
                 name,
                 cnf,
                 proof,
                 claim,
+            }
+        })
+        .collect())
+}
+
+/// Checks every certificate of `dir` in this process (`pairs`, then `check`,
+/// with its caveat on garbled files): a file of a pair that lacks its
+/// partner fails.
+pub fn check_dir(dir: &Path) -> io::Result<Vec<Checked>> {
+    Ok(pairs(dir)?
+        .into_iter()
+        .map(|p| {
+            let verdict = match p.missing() {
+                Some(e) => Err(e),
+                None => check(&p.cnf, &p.proof),
+            };
+            Checked {
+                name: p.name,
+                cnf: p.cnf,
+                proof: p.proof,
+                claim: p.claim,
                 verdict,
             }
         })
