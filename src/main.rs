@@ -104,6 +104,34 @@ enum Cmd {
     Score(ScoreArgs),
     /// Draw a schedule as SVG: a Gantt chart and one memory profile per memory type.
     Plot(PlotArgs),
+    /// Check the certificates of `tmin solve --certify DIR`: each CNF with its
+    /// varisat proof, by varisat's proof checker (verified: the CNF is
+    /// unsatisfiable).
+    #[command(after_long_help = CERTIFY_HELP)]
+    CertifyCheck {
+        /// The folder `--certify` wrote.
+        dir: PathBuf,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+        /// Seconds each certificate may take to check (the checker runs in a
+        /// child process, stopped at this limit: the certificate then fails).
+        #[arg(long, value_name = "S", default_value_t = 3600.0)]
+        time_limit: f64,
+        /// Memory in MiB each check may use (a garbled proof can ask the
+        /// checker for terabytes: the certificate then fails).
+        #[arg(long, value_name = "MIB", default_value_t = 8192)]
+        memory_limit: u64,
+    },
+    /// One certificate pair, checked in this process (the child process of
+    /// `certify-check`): exit 0 verified, 1 rejected (the reason on stdout).
+    #[command(hide = true)]
+    CertifyCheckOne {
+        cnf: PathBuf,
+        proof: PathBuf,
+        #[arg(long, value_name = "MIB")]
+        memory_limit: u64,
+    },
     /// Convert an instance from another scheduling format.
     Import {
         #[arg(value_enum)]
@@ -197,6 +225,13 @@ struct SolveArgs {
     /// rejected with its violations (exit 2).
     #[arg(long, value_name = "SCHEDULE")]
     start: Option<PathBuf>,
+    /// Write a certificate for each UNSAT answer of the SAT engine that the
+    /// lower bound rests on (sat and auto engines): DIR/<instance>-T<T>.cnf
+    /// (DIMACS) and .proof (varisat's proof), checked by `tmin certify-check
+    /// DIR`. DIR is created (checked before solving). Off by default: each
+    /// certificate costs a second solve and disk.
+    #[arg(long, value_name = "DIR")]
+    certify: Option<PathBuf>,
     /// Print one JSON object instead of the text summary.
     #[arg(long)]
     json: bool,
@@ -637,6 +672,37 @@ fn run(cli: Cli, t0: Instant) -> Result<ExitCode, Failure> {
             Ok(ExitCode::from(if rep.is_legal() { 0 } else { 1 }))
         }
         Cmd::Solve(a) => solve(a, t0),
+        Cmd::CertifyCheck {
+            dir,
+            json,
+            time_limit: limit,
+            memory_limit,
+        } => {
+            let limit = time_limit(limit)?;
+            if memory_limit == 0 {
+                return Err(Failure::Usage(
+                    "--memory-limit must be at least 1 MiB".into(),
+                ));
+            }
+            certify_check(&dir, json, limit, memory_limit)
+        }
+        Cmd::CertifyCheckOne {
+            cnf,
+            proof,
+            memory_limit,
+        } => {
+            limit_address_space(memory_limit);
+            // A panic of the checker on a garbled file is that file's
+            // rejection (`check` catches it), not a tmin bug: no report line.
+            std::panic::set_hook(Box::new(|_| {}));
+            match tmin::sat::certify::check(&cnf, &proof) {
+                Ok(()) => Ok(ExitCode::SUCCESS),
+                Err(e) => {
+                    print_out(&format!("{e}\n"))?;
+                    Ok(ExitCode::from(1))
+                }
+            }
+        }
         Cmd::Bound { instance, json } => {
             let inst = read_instance(&instance)?;
             let b = tmin::bounds::lower_bounds(&inst);
@@ -1137,6 +1203,20 @@ fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
             );
         }
     }
+    // Also up front: an uncreatable folder is an argument error, not a
+    // certificate silently missing after the solve.
+    let certifier = match &a.certify {
+        Some(dir) => Some(std::sync::Arc::new(
+            tmin::sat::certify::Certifier::new(dir, &tmin::sat::certify::name_of(&a.instance))
+                .map_err(|e| {
+                    Failure::Usage(format!(
+                        "--certify {}: cannot create the directory: {e}",
+                        dir.display()
+                    ))
+                })?,
+        )),
+        None => None,
+    };
     let to_stdout = a.output.as_deref().is_some_and(|p| p.as_os_str() == "-");
     // The whole command ends by `end`: reading, solving, writing.
     let end = tmin::solve::instant_after(t0, limit);
@@ -1207,6 +1287,7 @@ fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
         list_patience: None,
         start,
         memory_limit_mib: a.memory_limit,
+        certify: certifier.clone(),
     };
     let mopts = tmin::milp::MilpOptions {
         formulation: match a.model {
@@ -1216,7 +1297,21 @@ fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
         },
         export_dir: a.export_model.clone(),
     };
-    let result = tmin::engine::run(&inst, engine, &opts, &mopts);
+    let mut result = tmin::engine::run(&inst, engine, &opts, &mopts);
+    let conclusion = certifier.as_ref().map(|c| {
+        if matches!(a.engine, Engine::Sat | Engine::Auto) {
+            tmin::sat::certify::conclude(c, &mut result)
+        } else {
+            result.note(format!(
+                "--certify: nothing certified: only the SAT engine (--engine sat or auto) \
+                 gives UNSAT answers; engine {engine_name} does not"
+            ));
+            tmin::sat::certify::Conclusion {
+                final_bound_certified: false,
+                certificates: Vec::new(),
+            }
+        }
+    });
     // Decided by the typed field, never by note text.
     if let Some(e) = &result.internal_error {
         return Err(Failure::Internal(e.clone()));
@@ -1229,20 +1324,21 @@ fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
     }
     let total = t0.elapsed().as_secs_f64();
     let summary = if a.json {
-        format!(
-            "{}\n",
-            report::solve_json(
-                &inst,
-                &result,
-                read_seconds,
-                total,
-                &report::RunInfo {
-                    hash: hash.as_deref(),
-                    time_limit: a.time_limit,
-                    seed: a.seed,
-                }
-            )
-        )
+        let mut v = report::solve_json(
+            &inst,
+            &result,
+            read_seconds,
+            total,
+            &report::RunInfo {
+                hash: hash.as_deref(),
+                time_limit: a.time_limit,
+                seed: a.seed,
+            },
+        );
+        if let (Some(c), Some(dir)) = (&conclusion, &a.certify) {
+            v["certify"] = tmin::sat::certify::conclusion_json(dir, c);
+        }
+        format!("{v}\n")
     } else {
         report::solve_text(&result, total)
     };
@@ -1257,6 +1353,177 @@ fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
         Status::Infeasible => 1,
         Status::Unknown => 3,
     }))
+}
+
+const CERTIFY_HELP: &str = "\
+Each DIR/NAME.cnf is checked with DIR/NAME.proof by varisat's proof checker:
+'verified' means the proof derives the empty clause from the CNF, so the CNF is
+unsatisfiable, and the claim in its 'c claim:' line holds as far as the
+encoding is trusted (models/sat.md, What is certified). A file without its
+partner, a CNF that is not DIMACS, a proof step that does not follow, a
+truncated proof or one that never derives the empty clause: 'FAILED', with
+the reason. Each pair is checked in a child process under --time-limit and
+--memory-limit: the checker trusts its input's shape, and a garbled proof can
+make it panic or ask for terabytes; that certificate then fails.
+
+Exit codes: 0 every certificate verified, 1 some failed, 2 DIR unreadable or
+without certificates.";
+
+/// `tmin certify-check DIR`: every certificate pair of DIR, each checked in
+/// a child process (`certify-check-one`) under `limit` and `memory_mib`:
+/// varisat's checker can panic, abort on a huge allocation or run long on a
+/// garbled proof, and any of these must end as that certificate's failure,
+/// not as this command's crash.
+fn certify_check(
+    dir: &Path,
+    json: bool,
+    limit: Duration,
+    memory_mib: u64,
+) -> Result<ExitCode, Failure> {
+    let pairs = tmin::sat::certify::pairs(dir).map_err(|e| {
+        Failure::Usage(format!("{}: cannot read the directory: {e}", dir.display()))
+    })?;
+    if pairs.is_empty() {
+        return Err(Failure::Usage(format!(
+            "{}: no certificates (NAME.cnf with NAME.proof) to check",
+            dir.display()
+        )));
+    }
+    let exe = std::env::current_exe()
+        .map_err(|e| Failure::Internal(format!("cannot find the tmin executable: {e}")))?;
+    let verdicts: Vec<Result<(), String>> = pairs
+        .iter()
+        .map(|p| match p.missing() {
+            Some(e) => Err(e.to_string()),
+            None => check_in_child(&exe, &p.cnf, &p.proof, limit, memory_mib),
+        })
+        .collect();
+    let failed = verdicts.iter().filter(|v| v.is_err()).count();
+    let out = if json {
+        let rows: Vec<_> = pairs
+            .iter()
+            .zip(&verdicts)
+            .map(|(p, v)| {
+                json!({
+                    "name": p.name,
+                    "cnf": p.cnf.display().to_string(),
+                    "proof": p.proof.display().to_string(),
+                    "claim": p.claim,
+                    "verified": v.is_ok(),
+                    "error": v.as_ref().err(),
+                })
+            })
+            .collect();
+        format!(
+            "{}\n",
+            json!({"dir": dir.display().to_string(), "verified": pairs.len() - failed,
+                   "failed": failed, "certificates": rows})
+        )
+    } else {
+        let mut s = String::new();
+        for (p, v) in pairs.iter().zip(&verdicts) {
+            match v {
+                Ok(()) => s.push_str(&format!(
+                    "verified  {}  {}\n",
+                    p.name,
+                    p.claim.as_deref().unwrap_or("(no claim line)")
+                )),
+                Err(e) => s.push_str(&format!("FAILED    {}  {e}\n", p.name)),
+            }
+        }
+        s.push_str(&format!(
+            "{} of {} certificates verified\n",
+            pairs.len() - failed,
+            pairs.len()
+        ));
+        s
+    };
+    print_out(&out)?;
+    Ok(ExitCode::from(if failed == 0 { 0 } else { 1 }))
+}
+
+/// Runs `tmin certify-check-one CNF PROOF` and reads its verdict: exit 0
+/// verified, 1 rejected (its stdout says why); anything else (a panic's exit
+/// 70, an abort, the time limit) is a failure of the check on this pair.
+fn check_in_child(
+    exe: &Path,
+    cnf: &Path,
+    proof: &Path,
+    limit: Duration,
+    memory_mib: u64,
+) -> Result<(), String> {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(exe)
+        .arg("certify-check-one")
+        .arg(cnf)
+        .arg(proof)
+        .arg("--memory-limit")
+        .arg(memory_mib.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start the checker: {e}"))?;
+    let end = tmin::solve::instant_after(Instant::now(), limit);
+    // Polled: std has no wait with a timeout. The pipes carry one line
+    // (stdout) or a panic's report (stderr), far below a pipe's buffer.
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(st)) => break st,
+            Ok(None) if Instant::now() >= end => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "not checked within {} s (--time-limit)",
+                    limit.as_secs_f64()
+                ));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(e) => return Err(format!("cannot wait for the checker: {e}")),
+        }
+    };
+    let mut out = String::new();
+    let mut err = String::new();
+    use std::io::Read;
+    if let Some(mut o) = child.stdout.take() {
+        let _ = o.read_to_string(&mut out);
+    }
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut err);
+    }
+    match status.code() {
+        Some(0) => Ok(()),
+        Some(1) => Err(out.trim().to_string()),
+        code => {
+            let last = err.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            Err(format!(
+                "the checker failed on it ({}{}{}): a garbled proof or CNF, or one beyond \
+                 --memory-limit",
+                code.map_or("killed by a signal".to_string(), |c| format!("exit {c}")),
+                if last.is_empty() { "" } else { ": " },
+                last.trim()
+            ))
+        }
+    }
+}
+
+/// Caps this process's address space at `mib` MiB (Unix; elsewhere
+/// nothing), so that a huge allocation fails at once instead of exhausting
+/// the machine.
+fn limit_address_space(mib: u64) {
+    #[cfg(unix)]
+    {
+        let bytes = mib.saturating_mul(1 << 20);
+        let lim = libc::rlimit {
+            rlim_cur: bytes as libc::rlim_t,
+            rlim_max: bytes as libc::rlim_t,
+        };
+        // SAFETY: setrlimit reads the struct only; a failure leaves the
+        // limit as it was (the check then runs without the cap).
+        let _ = unsafe { libc::setrlimit(libc::RLIMIT_AS, &lim) };
+    }
+    #[cfg(not(unix))]
+    let _ = mib;
 }
 
 /// Reads and checks a warm-start schedule: only a legal one is accepted. The

@@ -163,8 +163,15 @@ fn run(
             let inc_milp = inc.clone();
             let (d_sat, d_milp) = (&shared, &shared);
             let h_sat = s.spawn(|| {
-                let r =
-                    crate::sat::search(inst, d_sat, bounds, inc_sat, None, opts.memory_limit_mib);
+                let r = crate::sat::search_certified(
+                    inst,
+                    d_sat,
+                    bounds,
+                    inc_sat,
+                    None,
+                    opts.memory_limit_mib,
+                    opts.certify.as_deref(),
+                );
                 settled(&r);
                 r
             });
@@ -239,13 +246,14 @@ fn run(
                 sat_deadline.remaining().as_secs_f64()
             ),
         );
-        let mut r = crate::sat::search(
+        let mut r = crate::sat::search_certified(
             inst,
             &sat_deadline,
             bounds,
             inc,
             Some(first_answer_by),
             opts.memory_limit_mib,
+            opts.certify.as_deref(),
         );
         // SAT stepped aside (its encoding over the memory budget or beyond its
         // horizon, or the deadline came while it was built): the MILP on a

@@ -73,6 +73,10 @@ pub struct SolveOptions {
     /// (clauses in the solver and the encoder's own copy) is never built
     /// beyond it; over it the engine steps aside (`StepAside::OverMemoryBudget`).
     pub memory_limit_mib: u64,
+    /// `--certify DIR`: the SAT engine writes a CNF and a proof for each
+    /// UNSAT answer its bound rests on (sat/certify.rs); `None`: nothing
+    /// written (the default: certificates cost a second solve and disk).
+    pub certify: Option<std::sync::Arc<crate::sat::certify::Certifier>>,
 }
 
 impl Default for SolveOptions {
@@ -85,6 +89,7 @@ impl Default for SolveOptions {
             list_patience: None,
             start: None,
             memory_limit_mib: DEFAULT_MEMORY_LIMIT_MIB,
+            certify: None,
         }
     }
 }

@@ -330,6 +330,7 @@ fn solve_one(
         list_patience: None,
         start: None,
         memory_limit_mib: crate::solve::DEFAULT_MEMORY_LIMIT_MIB,
+        certify: None,
     };
     let result = crate::engine::run(&inst, s.engine, &opts, &Default::default());
     if let Some(e) = &result.internal_error {

@@ -355,6 +355,10 @@ pub struct Encoder<'m, 'a> {
     /// every clause is added (lazy cuts are needed for correct answers) and
     /// `decide` checks the budget itself.
     building: bool,
+    /// The last `decide` that answered UNSAT: how many clauses the solver had
+    /// then, and its assumptions (what `certify` writes; clauses added after
+    /// the answer, such as the unit that records it, are not part of it).
+    last_unsat: Option<(usize, Vec<Lit>)>,
 }
 
 /// Estimated bytes of the encoding for `tmax` over `pts` (`bytes_for` of the
@@ -477,6 +481,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
             halted: None,
             since_check: 0,
             building: true,
+            last_unsat: None,
         };
         e.check_limits();
         e.build();
@@ -1044,8 +1049,10 @@ impl<'m, 'a> Encoder<'m, 'a> {
             L::Lit(l) => assumptions.push(l),
             L::T => {}
         }
+        self.last_unsat = None;
         loop {
             if self.root_unsat {
+                self.last_unsat = Some((self.clause_ends.len(), assumptions));
                 return Answer::Unsat;
             }
             if Instant::now() >= stop
@@ -1066,7 +1073,10 @@ impl<'m, 'a> Encoder<'m, 'a> {
                     self.broken = true;
                     return Answer::Interrupted;
                 }
-                Ok(false) => return Answer::Unsat,
+                Ok(false) => {
+                    self.last_unsat = Some((self.clause_ends.len(), assumptions));
+                    return Answer::Unsat;
+                }
                 Ok(true) => {}
             }
             let d = self.decode();
@@ -1078,6 +1088,41 @@ impl<'m, 'a> Encoder<'m, 'a> {
                 return Answer::OverBudget;
             }
         }
+    }
+
+    /// The certificate of the last UNSAT answer of `decide` (`--certify`,
+    /// sat/certify.rs): the clauses the solver had at that answer, the
+    /// answer's assumptions as unit clauses, written to `cnf`, and a fresh
+    /// solver's varisat proof of their unsatisfiability to `proof`, by `stop`.
+    /// The second solver is counted against the memory budget first.
+    /// Returns the variable and clause counts.
+    pub fn certify(
+        &self,
+        comments: &[String],
+        cnf: &std::path::Path,
+        proof: &std::path::Path,
+        stop: Instant,
+    ) -> Result<(usize, usize), super::certify::NotCertified> {
+        use super::certify::{Clauses, NotCertified, certify};
+        let Some((n, assumptions)) = &self.last_unsat else {
+            unreachable!("certify is called after an UNSAT answer of decide")
+        };
+        // The fresh solver holds about what the search's does (the encoder's
+        // own copy of the clauses is in the estimate once more: a margin).
+        let bytes = self.bytes_estimate();
+        if bytes.saturating_mul(2) > self.limits.max_bytes {
+            return Err(NotCertified::Memory {
+                need_mib: bytes.saturating_mul(2) >> 20,
+                budget_mib: self.limits.max_bytes >> 20,
+            });
+        }
+        let end = if *n == 0 { 0 } else { self.clause_ends[n - 1] };
+        let clauses = Clauses {
+            log: &self.log[..end],
+            ends: &self.clause_ends[..*n],
+            units: assumptions,
+        };
+        certify(&clauses, comments, cnf, proof, stop, self.cancel.as_ref())
     }
 
     /// Whether the formula without assumptions is known unsatisfiable.

@@ -4,6 +4,7 @@
 //! UNSAT answer proves a lower bound; every SAT answer is a schedule, validated
 //! before it is kept. The encoding and its exactness arguments: models/sat.md.
 
+pub mod certify;
 pub mod encode;
 pub mod model;
 
@@ -14,6 +15,7 @@ use crate::instance::Instance;
 use crate::schedule::Schedule;
 use crate::solve::{Deadline, SolveOptions, SolveResult, Status, StepAside, instant_after};
 
+use certify::{Certificate, Certifier, NotCertified};
 use encode::{
     Answer, BYTES_PER_CLAUSE, BYTES_PER_LIT, Decoded, EncodeStop, Encoder, LITS_PER_CLAUSE, Limits,
     Points, estimate, estimate_bytes, event_points,
@@ -169,7 +171,15 @@ fn run(inst: &Instance, opts: &SolveOptions, deadline: &Deadline) -> SolveResult
         res.note("the list schedule meets the lower bound: nothing to search");
         return res;
     }
-    let mut r = search(inst, deadline, &bounds, res, None, opts.memory_limit_mib);
+    let mut r = search_certified(
+        inst,
+        deadline,
+        &bounds,
+        res,
+        None,
+        opts.memory_limit_mib,
+        opts.certify.as_deref(),
+    );
     if r.stepped_aside.is_some() && r.status != Status::Optimal && !deadline.expired() {
         r = list_for_the_rest(inst, opts, deadline, &bounds, r);
     }
@@ -384,9 +394,32 @@ pub fn search(
     inst: &Instance,
     deadline: &Deadline,
     bounds: &crate::bounds::Bounds,
+    res: SolveResult,
+    first_answer_by: Option<Instant>,
+    memory_limit_mib: u64,
+) -> SolveResult {
+    search_certified(
+        inst,
+        deadline,
+        bounds,
+        res,
+        first_answer_by,
+        memory_limit_mib,
+        None,
+    )
+}
+
+/// `search`, and with `certify` (`--certify DIR`) every UNSAT answer it rests
+/// on (tilings pruned as never schedulable, each probe that raised the bound)
+/// is written as a CNF and a proof (sat/certify.rs), each with a note.
+pub fn search_certified(
+    inst: &Instance,
+    deadline: &Deadline,
+    bounds: &crate::bounds::Bounds,
     mut res: SolveResult,
     first_answer_by: Option<Instant>,
     memory_limit_mib: u64,
+    certify: Option<&Certifier>,
 ) -> SolveResult {
     let budget = budget_bytes(memory_limit_mib);
     let n_ops = inst.graph.n_ops();
@@ -414,7 +447,7 @@ pub fn search(
             .filter(|&t| peaks[t as usize] > 1_000_000)
             .collect();
         for t in risky {
-            match alone_feasible(inst, op, t, deadline, budget) {
+            match alone_feasible(inst, op, t, deadline, budget, certify, &mut res) {
                 Some(false) => {
                     pruned += 1;
                     ops_cand.retain(|&x| x != t);
@@ -742,6 +775,33 @@ pub fn search(
                 );
                 lo = enc.pts.up(t as i64 + 1) as u64;
                 last_unsat = Some(t);
+                if let Some(c) = certify {
+                    // Without a schedule, UNSAT at the horizon is the
+                    // infeasibility proof (models/sat.md 1.4).
+                    let infeasible = best.is_none() && incumbent.is_none() && t == m.horizon;
+                    let claim = if infeasible {
+                        format!(
+                            "no schedule with makespan <= {} (the horizon, the sum of the \
+                             largest candidate durations: so no legal schedule at all)",
+                            time(t)
+                        )
+                    } else {
+                        format!("no schedule with makespan <= {}", time(t))
+                    };
+                    let probe = Probe {
+                        tag: format!("T{}", time(t)),
+                        claim,
+                        bound: Some(lo.saturating_mul(g)),
+                        infeasible,
+                    };
+                    // The certifying solve gets what the search has, less the
+                    // time to free a second solver of the same size.
+                    let stop = deadline
+                        .end
+                        .checked_sub(enc.drop_time())
+                        .unwrap_or(deadline.end);
+                    certify_answer(&enc, inst, c, probe, stop, &mut res);
+                }
                 enc.fix_makespan(t as i64, false);
                 if low {
                     bound_unsat += 1;
@@ -893,6 +953,8 @@ fn alone_feasible(
     t: u32,
     deadline: &Deadline,
     budget: u64,
+    certify: Option<&Certifier>,
+    res: &mut SolveResult,
 ) -> Option<bool> {
     let mut cand: Vec<Vec<u32>> = vec![Vec::new(); inst.graph.n_ops()];
     cand[op] = vec![t];
@@ -911,7 +973,84 @@ fn alone_feasible(
     let mut enc = Encoder::build_within(&m, m.horizon, Points::every(), limits).ok()?;
     match enc.decide(m.horizon as i64, &[], stop) {
         Answer::Sat(_) => Some(true),
-        Answer::Unsat => Some(false),
+        Answer::Unsat => {
+            if let Some(c) = certify {
+                let o = &inst.graph.ops[op];
+                let tid = inst.library.tilings[t as usize].id;
+                let probe = Probe {
+                    tag: format!("op{}-tiling{tid}-alone", o.id),
+                    claim: format!(
+                        "op {} with tiling {tid} has no legal schedule even alone (within the \
+                         horizon {} of its own durations): the tiling is pruned",
+                        o.id,
+                        u128::from(m.horizon) * u128::from(m.g)
+                    ),
+                    bound: None,
+                    infeasible: false,
+                };
+                certify_answer(&enc, inst, c, probe, deadline.at_share(0.1), res);
+            }
+            Some(false)
+        }
         Answer::Interrupted | Answer::OverBudget => None,
+    }
+}
+
+/// What a certificate claims (sat/certify.rs): its file tag, the claim in
+/// the instance's time, the bound it proves, and whether it is the
+/// infeasibility proof.
+struct Probe {
+    tag: String,
+    claim: String,
+    bound: Option<u64>,
+    infeasible: bool,
+}
+
+/// Certifies the UNSAT answer `enc` just gave (`Encoder::certify`) and
+/// records it, with a note either way. A fresh solver that finds the clause
+/// set satisfiable means the search's answer was wrong: an internal error
+/// (exit 70), never a bound reported as certified.
+fn certify_answer(
+    enc: &Encoder,
+    inst: &Instance,
+    c: &Certifier,
+    probe: Probe,
+    stop: Instant,
+    res: &mut SolveResult,
+) {
+    let (cnf, proof) = c.paths(&probe.tag);
+    let comments = certify::comments(&inst.name, &probe.claim, &proof);
+    let t = Instant::now();
+    match enc.certify(&comments, &cnf, &proof, stop) {
+        Ok((vars, clauses)) => {
+            let seconds = t.elapsed().as_secs_f64();
+            res.note(format!(
+                "certificate: {}{}: {} ({vars} variables, {clauses} clauses) and {}, \
+                 proof solve in {seconds:.3} s",
+                probe.claim,
+                probe
+                    .bound
+                    .map_or(String::new(), |b| format!(" (lower bound {b})")),
+                cnf.display(),
+                proof.display()
+            ));
+            c.record(Certificate {
+                claim: probe.claim,
+                bound: probe.bound,
+                infeasible: probe.infeasible,
+                cnf,
+                proof,
+                vars,
+                clauses,
+                seconds,
+            });
+        }
+        Err(NotCertified::Satisfiable) => res.internal(format!(
+            "SAT engine: \"{}\" was answered UNSAT, but a fresh solver finds its clause set \
+             satisfiable ({})",
+            probe.claim,
+            NotCertified::Satisfiable
+        )),
+        Err(e) => res.note(format!("not certified: {}: {e}", probe.claim)),
     }
 }
