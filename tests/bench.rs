@@ -222,7 +222,7 @@ fn two_shards_merged_equal_one_run() {
         format!(
             "# one path a line\n{}\n",
             Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("tests/data/ft06.jsp")
+                .join("tests/data/jsplib/ft06")
                 .display()
         ),
     )

@@ -89,7 +89,7 @@ fn ex1_with(changes: &[(u64, u64, usize, u64)]) -> String {
     fmt(&r)
 }
 
-use common::tmin;
+use common::{Rng, tmin};
 
 fn tmp(name: &str, contents: &[u8]) -> PathBuf {
     common::tmp_in("check_rules", name, contents)
@@ -985,22 +985,6 @@ fn check_on_a_built_schedule() {
 // ---------------------------------------------------------------- against a naive checker
 
 /// A small fixed-seed xorshift generator.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-}
-
 /// A node as (op index, local index).
 type TinyNode = (usize, usize);
 /// An edge of the derived node graph: from, to, and whether it is inter-op.

@@ -10,32 +10,20 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::Rng;
 use tmin::instance::parse_reader;
 use tmin::schedule::check_reader;
 
 const EX1: &[u8] = include_bytes!("../instances/example1.txt");
 const EX1_SCHED: &[u8] = include_bytes!("../instances/example1.schedule.txt");
 
-/// A small fixed-seed xorshift generator, so every run sees the same inputs.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    /// A byte biased towards the format's own alphabet, so mutations reach deep
-    /// into the parser instead of failing on the first byte.
-    fn byte(&mut self) -> u8 {
-        const ALPHABET: &[u8] = b"0123456789[](),, \n\r\t-AGSabz_.";
-        match self.below(4) {
-            0 => self.next() as u8, // anything, including non-UTF-8
-            _ => ALPHABET[self.below(ALPHABET.len())],
-        }
+/// A byte biased towards the format's own alphabet, so mutations reach deep
+/// into the parser instead of failing on the first byte.
+fn byte(rng: &mut Rng) -> u8 {
+    const ALPHABET: &[u8] = b"0123456789[](),, \n\r\t-AGSabz_.";
+    match rng.index(4) {
+        0 => rng.next() as u8, // anything, including non-UTF-8
+        _ => ALPHABET[rng.index(ALPHABET.len())],
     }
 }
 
@@ -49,10 +37,10 @@ fn variants(base: &[u8], step: usize, seed: u64, random: usize) -> Vec<(String, 
     let mut rng = Rng(seed);
     for k in 0..random {
         let mut b = base.to_vec();
-        let edits = 1 + rng.below(3);
+        let edits = 1 + rng.index(3);
         let mut how = Vec::new();
         for _ in 0..edits {
-            let at = rng.below(b.len() + 1);
+            let at = rng.index(b.len() + 1);
             match k % 4 {
                 // A digit replaced by a digit keeps the syntax: these reach the
                 // semantic checks (and sometimes stay valid).
@@ -60,17 +48,17 @@ fn variants(base: &[u8], step: usize, seed: u64, random: usize) -> Vec<(String, 
                     let digits: Vec<usize> =
                         (0..b.len()).filter(|&i| b[i].is_ascii_digit()).collect();
                     if !digits.is_empty() {
-                        let i = digits[rng.below(digits.len())];
-                        b[i] = b'0' + rng.below(10) as u8;
+                        let i = digits[rng.index(digits.len())];
+                        b[i] = b'0' + rng.index(10) as u8;
                         how.push(format!("digit@{i}"));
                     }
                 }
                 0 if at < b.len() => {
-                    b[at] = rng.byte();
+                    b[at] = byte(&mut rng);
                     how.push(format!("flip@{at}"));
                 }
                 1 => {
-                    b.insert(at, rng.byte());
+                    b.insert(at, byte(&mut rng));
                     how.push(format!("insert@{at}"));
                 }
                 _ if at < b.len() => {
@@ -84,7 +72,7 @@ fn variants(base: &[u8], step: usize, seed: u64, random: usize) -> Vec<(String, 
     }
     for k in 0..10 {
         let mut b = base.to_vec();
-        let at = rng.below(b.len());
+        let at = rng.index(b.len());
         let junk: &[u8] = [
             &[0xff, 0xfe][..],
             &[0xc3][..],

@@ -1,5 +1,5 @@
 //! `tmin import jsp`: job-shop files become instances whose schedules are job-shop
-//! schedules. Fixtures: tests/data/ft06.jsp (Fisher and Thompson 6x6, a copy of
+//! schedules. Fixtures: tests/data/jsplib/ft06 (Fisher and Thompson 6x6, a copy of
 //! JSPLIB's ft06) and tests/data/ft06.opt55.schedule, an optimal (makespan 55)
 //! schedule derived outside this crate by a branch and bound over active schedules
 //! and re-verified below by an independent job-shop check.
@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use tmin::import::read_jsp;
 use tmin::instance::parse_reader;
 
-const FT06: &str = include_str!("data/ft06.jsp");
+const FT06: &str = include_str!("data/jsplib/ft06");
 const FT06_OPT: &str = include_str!("data/ft06.opt55.schedule");
 
 fn data(p: &str) -> String {
@@ -68,7 +68,7 @@ fn fmt(rows: &[[u64; 5]]) -> String {
 }
 
 fn imported() -> String {
-    let (code, out, err) = tmin(&["import", "jsp", &data("ft06.jsp")]);
+    let (code, out, err) = tmin(&["import", "jsp", &data("jsplib/ft06")]);
     assert_eq!(code, 0, "{err}");
     out
 }
@@ -125,7 +125,7 @@ fn ft06_imports_as_six_chains() {
     let (code, stdout, err) = tmin(&[
         "import",
         "jsp",
-        &data("ft06.jsp"),
+        &data("jsplib/ft06"),
         "-o",
         out.to_str().unwrap(),
     ]);

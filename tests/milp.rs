@@ -89,7 +89,7 @@ fn task_book_example_is_38() {
 
 #[test]
 fn ft06_is_55() {
-    let jsp = include_str!("data/ft06.jsp");
+    let jsp = include_str!("data/jsplib/ft06");
     let js = read_jsp(jsp.as_bytes(), "ft06").unwrap();
     let inst = parse(&js.to_instance_text());
     // Warm (auto) and cold disjunctive: the time-indexed model is slower here.

@@ -20,7 +20,7 @@ const L2: &str = "AddOpInfo(1,1,0,[[1,2]],[[1,0,5],[2,1,5]],[[1,0,10]])";
 const L3: &str = "AddOpInfo(2,1,0,[],[[1,0,3]],[])";
 const L4: &str = "GetInferenceScheResult([[1,2]],[[1,1,1],[2,2,1]])";
 
-use common::tmin;
+use common::{Rng, tmin};
 
 fn tmp(name: &str, contents: &[u8]) -> PathBuf {
     common::tmp_in("parse_errors", name, contents)
@@ -605,19 +605,6 @@ fn zero_size_entries_do_not_make_a_tiling_unusable() {
 // ---------------------------------------------------------------- whitespace
 
 /// A small fixed-seed xorshift generator (no dependency, reproducible).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// `text` with random whitespace (spaces, tabs, LF, CRLF, blank lines) inserted at
 /// every token boundary with probability 1/2, and its own line breaks as CRLF.
 fn reformat(text: &str, seed: u64) -> String {

@@ -41,7 +41,7 @@ fn task_book_example_is_38() {
 
 #[test]
 fn ft06_is_55() {
-    let js = read_jsp(include_str!("data/ft06.jsp").as_bytes(), "ft06.jsp").unwrap();
+    let js = read_jsp(include_str!("data/jsplib/ft06").as_bytes(), "ft06").unwrap();
     let i = inst(&js.to_instance_text());
     let r = sat(&i);
     assert_optimal(&r, 55);

@@ -227,7 +227,7 @@ fn reference_from_a_bench_folder_and_from_a_csv() {
     let (code, _, err) = tmin(&[
         "import",
         "jsp",
-        "tests/data/ft06.jsp",
+        "tests/data/jsplib/ft06",
         "-o",
         ft06.to_str().unwrap(),
     ]);

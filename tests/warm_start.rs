@@ -10,7 +10,7 @@ use tmin::instance::parse_reader;
 use tmin::schedule::{check, read_schedule};
 use tmin::solve::Deadline;
 
-const FT06: &str = include_str!("data/ft06.jsp");
+const FT06: &str = include_str!("data/jsplib/ft06");
 const FT06_OPT: &str = include_str!("data/ft06.opt55.schedule");
 
 /// The imported instance, one file per caller: tests run in parallel, and a
