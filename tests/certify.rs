@@ -328,10 +328,7 @@ fn certifying_stops_at_the_deadline_and_leaves_no_files() {
 fn pruned_tilings_are_certified() {
     let dir = scratch("pruned");
     let i = inst(
-        "SetSocInfo([[0,1]],[[0,1024]])
-AddOpInfo(1,1,0,[[1,2],[1,3]],[[1,0,5],[2,0,5],[3,0,5]],[[1,0,1024],[2,0,512],[3,0,512]])
-AddOpInfo(1,1,1,[[1,2],[2,3]],[[1,0,6],[2,0,6],[3,0,6]],[[1,0,100],[2,0,100],[3,0,100]])
-GetInferenceScheResult([],[[7,1,1]])",
+        include_str!("data/cases/memory-deadlock-escape.txt"),
         "pruned.txt",
     );
     let bounds = tmin::bounds::lower_bounds(&i);
@@ -366,12 +363,7 @@ GetInferenceScheResult([],[[7,1,1]])",
 #[test]
 fn infeasibility_by_pruning_is_certified() {
     let dir = scratch("never");
-    let i = inst(
-        "SetSocInfo([[0,1]],[[0,1024]])
-AddOpInfo(1,1,0,[[1,2],[1,3]],[[1,0,5],[2,0,5],[3,0,5]],[[1,0,1024],[2,0,512],[3,0,512]])
-GetInferenceScheResult([],[[1,1,1]])",
-        "never.txt",
-    );
+    let i = inst(include_str!("data/cases/memory-deadlock.txt"), "never.txt");
     let (mut r, c) = solve_certified(&i, &dir, "never", "sat");
     assert_eq!(r.status, Status::Infeasible, "{:?}", r.notes);
     let done = conclude(&c, &mut r);

@@ -350,12 +350,7 @@ fn solve_cli_writes_a_checked_schedule_and_json() {
 /// finds 18, and reports tiling 0 as never schedulable.
 #[test]
 fn an_unschedulable_tiling_is_avoided_and_reported() {
-    let inst = parse(
-        "SetSocInfo([[0,1]],[[0,1024]])
-AddOpInfo(1,1,0,[[1,2],[1,3]],[[1,0,5],[2,0,5],[3,0,5]],[[1,0,1024],[2,0,512],[3,0,512]])
-AddOpInfo(1,1,1,[[1,2],[2,3]],[[1,0,6],[2,0,6],[3,0,6]],[[1,0,100],[2,0,100],[3,0,100]])
-GetInferenceScheResult([],[[7,1,1]])",
-    );
+    let inst = parse(include_str!("data/cases/memory-deadlock-escape.txt"));
     let r = solve_checked(&inst, 0.5);
     assert_eq!(r.makespan, Some(18));
     assert_eq!(r.lower_bound, 15, "min work 15 on the single core");

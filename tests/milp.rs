@@ -189,9 +189,7 @@ fn hold_across_op_edge_case() {
 /// has two successors of 512 each on the single core. They cannot start at
 /// the same instant, so whichever starts first finds node 1 still holding
 /// 1024: 1536 > 1024. The only tiling is usable but has no legal schedule.
-const DEADLOCK: &str = "SetSocInfo([[0,1]],[[0,1024]])
-AddOpInfo(1,1,0,[[1,2],[1,3]],[[1,0,5],[2,0,5],[3,0,5]],[[1,0,1024],[2,0,512],[3,0,512]])
-GetInferenceScheResult([],[[1,1,1]])";
+const DEADLOCK: &str = include_str!("data/cases/memory-deadlock.txt");
 
 #[test]
 fn memory_deadlock_is_infeasible() {

@@ -93,9 +93,7 @@ fn memory_hold_extension_across_an_op_edge() {
 /// 512 each (5 long). They cannot start at the same instant on one core, so when
 /// the first starts node 1 still holds 1024 (it waits for the second): 1536 > 1024.
 /// The only tiling is usable (no demand exceeds the size) yet never schedulable.
-const NEVER_RELEASES: &str = "SetSocInfo([[0,1]],[[0,1024]])
-AddOpInfo(1,1,0,[[1,2],[1,3]],[[1,0,5],[2,0,5],[3,0,5]],[[1,0,1024],[2,0,512],[3,0,512]])
-GetInferenceScheResult([],[[1,1,1]])";
+const NEVER_RELEASES: &str = include_str!("data/cases/memory-deadlock.txt");
 
 #[test]
 fn only_usable_tiling_never_schedulable_is_infeasible() {
@@ -410,12 +408,7 @@ fn the_only_schedulable_tiling_gives_6() {
 /// tiling 1 is a chain of 6 + 6 + 6 on one core: 18, and nothing shorter.
 #[test]
 fn without_an_incumbent_list_scheduling_runs_again_without_pruned_tilings() {
-    let i = inst(
-        "SetSocInfo([[0,1]],[[0,1024]])
-AddOpInfo(1,1,0,[[1,2],[1,3]],[[1,0,5],[2,0,5],[3,0,5]],[[1,0,1024],[2,0,512],[3,0,512]])
-AddOpInfo(1,1,1,[[1,2],[2,3]],[[1,0,6],[2,0,6],[3,0,6]],[[1,0,100],[2,0,100],[3,0,100]])
-GetInferenceScheResult([],[[7,1,1]])",
-    );
+    let i = inst(include_str!("data/cases/memory-deadlock-escape.txt"));
     let bounds = tmin::bounds::lower_bounds(&i);
     let none = SolveResult::without_schedule(Status::Unknown, 0, "none", "list");
     let deadline = tmin::solve::Deadline::after(Duration::from_secs(60));
