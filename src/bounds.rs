@@ -414,3 +414,65 @@ pub fn jackson_preemptive(items: &[Item]) -> u64 {
     }
     u64::try_from(best).unwrap_or(u64::MAX)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The preemptive one-machine optimum with heads and tails equals the
+    /// largest `min head + total work + min tail` over subsets of the items
+    /// (Carlier's bound, tight for the preemptive relaxation): checked against
+    /// every subset on small random sets.
+    #[test]
+    fn jackson_equals_the_best_subset_bound() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        for _ in 0..300 {
+            let n = 1 + rnd(7) as usize;
+            let items: Vec<Item> = (0..n)
+                .map(|_| Item {
+                    head: rnd(20),
+                    work: 1 + rnd(9),
+                    tail: rnd(20),
+                })
+                .collect();
+            let mut best = 0u64;
+            for mask in 1u32..(1 << n) {
+                let s: Vec<&Item> = (0..n)
+                    .filter(|i| mask >> i & 1 == 1)
+                    .map(|i| &items[i])
+                    .collect();
+                let head = s.iter().map(|it| it.head).min().unwrap();
+                let tail = s.iter().map(|it| it.tail).min().unwrap();
+                let work: u64 = s.iter().map(|it| it.work).sum();
+                best = best.max(head + work + tail);
+            }
+            assert_eq!(jackson_preemptive(&items), best, "{items:?}");
+        }
+    }
+
+    /// Work beyond u64 on one machine: the clock does not saturate and stall
+    /// (the hang the fuzzing found); the bound saturates down to u64::MAX.
+    #[test]
+    fn work_beyond_u64_ends_and_saturates() {
+        let half = 1u64 << 63;
+        let items = [
+            Item {
+                head: 0,
+                work: half,
+                tail: 0,
+            },
+            Item {
+                head: 0,
+                work: half,
+                tail: 0,
+            },
+        ];
+        assert_eq!(jackson_preemptive(&items), u64::MAX);
+    }
+}

@@ -1379,3 +1379,37 @@ impl<'m, 'a> Encoder<'m, 'a> {
         h
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::instance::parse_reader;
+    use crate::sat::model::candidates;
+
+    /// Event points are 0, the horizon, and the sums of distinct durations up
+    /// to it, computed here by hand for durations 2, 3 and 5.
+    #[test]
+    fn event_points_are_the_subset_sums_up_to_the_horizon() {
+        let text = "SetSocInfo([[0,1]],[[0,100]])
+AddOpInfo(1,1,0,[[1,2],[2,3]],[[1,0,2],[2,0,3],[3,0,5]],[])
+GetInferenceScheResult([],[[1,1,1]])";
+        let inst = parse_reader(text.as_bytes(), "t").unwrap();
+        let cand: Vec<Vec<u32>> = (0..inst.graph.n_ops() as u32)
+            .map(|o| candidates(&inst, o))
+            .collect();
+        let m = Model::new(&inst, &cand);
+        // Sums: 0, 2, 3, 5 (= 5 and 2 + 3), 7, 8, 10.
+        assert_eq!(
+            event_points(&m, 10, 100, false),
+            Some(vec![0, 2, 3, 5, 7, 8, 10])
+        );
+        // Up to 7: the sums that fit, and 7 itself.
+        assert_eq!(event_points(&m, 7, 100, false), Some(vec![0, 2, 3, 5, 7]));
+        // Up to 6: 6 is not a sum, but the horizon is always a point.
+        assert_eq!(event_points(&m, 6, 100, false), Some(vec![0, 2, 3, 5, 6]));
+        // Over the cap: none.
+        assert_eq!(event_points(&m, 10, 3, false), None);
+        // With `for_gain`, 7 of 11 instants are points: nothing to gain.
+        assert_eq!(event_points(&m, 10, 100, true), None);
+    }
+}
