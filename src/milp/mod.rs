@@ -17,7 +17,7 @@
 //! The formulations are documented in `models/milp.md`.
 
 mod disjunctive;
-mod highs;
+pub mod highs;
 mod model;
 mod net;
 mod time_indexed;
