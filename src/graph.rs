@@ -193,21 +193,7 @@ impl<'a> NodeGraph<'a> {
         let g = &self.inst.graph;
         let lib = &self.inst.library;
         let n_ops = self.n_ops();
-        let mut indeg: Vec<u32> = (0..n_ops as u32).map(|o| g.preds(o).len() as u32).collect();
-        let mut ops: Vec<u32> = (0..n_ops as u32)
-            .filter(|&o| indeg[o as usize] == 0)
-            .collect();
-        let mut head = 0;
-        while head < ops.len() {
-            let o = ops[head];
-            head += 1;
-            for &b in g.succs(o) {
-                indeg[b as usize] -= 1;
-                if indeg[b as usize] == 0 {
-                    ops.push(b);
-                }
-            }
-        }
+        let ops = g.topo_order();
         debug_assert_eq!(ops.len(), n_ops, "op graph is acyclic after parsing");
         let mut order = Vec::with_capacity(self.n_nodes());
         let mut indeg: Vec<u32> = Vec::new();

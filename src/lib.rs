@@ -6,6 +6,7 @@
 
 pub mod bench;
 pub mod bounds;
+pub mod dag;
 pub mod digest;
 pub mod engine;
 pub mod error;
@@ -17,7 +18,9 @@ pub mod list;
 pub mod milp;
 pub mod plot;
 pub mod portfolio;
+pub mod prep;
 pub mod report;
+pub mod rng;
 pub mod sat;
 pub mod schedule;
 pub mod score;

@@ -33,13 +33,8 @@ pub struct CheckBound<'a> {
 }
 
 impl CheckBound<'_> {
-    /// (makespan - bound) / makespan; 0 when the makespan meets the bound.
     fn gap(&self, makespan: u128) -> f64 {
-        if makespan == 0 {
-            0.0
-        } else {
-            (makespan - u128::from(self.value).min(makespan)) as f64 / makespan as f64
-        }
+        crate::solve::gap(makespan, u128::from(self.value))
     }
 }
 

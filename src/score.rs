@@ -103,15 +103,6 @@ pub fn score(t: u128, t_min: u128, t_max: u128, s_base: f64, s_max: f64) -> f64 
     (s_base + (s_max - s_base) * frac).clamp(s_base.min(s_max), s_max.max(s_base))
 }
 
-/// Gap of makespan `t` to `t_min`, as `tmin solve` reports gaps: (T - T_min) / T.
-pub fn gap(t: u128, t_min: u128) -> f64 {
-    if t == 0 || t <= t_min {
-        0.0
-    } else {
-        (t - t_min) as f64 / t as f64
-    }
-}
-
 fn err(file: &Path, line: usize, msg: impl Into<String>) -> InputError {
     InputError::new(
         &file.display().to_string(),
@@ -554,7 +545,8 @@ pub struct Scored {
 
 impl Scored {
     pub fn gap(&self) -> Option<f64> {
-        self.makespan.map(|t| gap(t, self.scale.t_min))
+        self.makespan
+            .map(|t| crate::solve::gap(t, self.scale.t_min))
     }
 }
 

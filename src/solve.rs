@@ -355,7 +355,7 @@ impl SolveResult {
 
     /// Relative gap `(makespan - bound) / makespan`, when a schedule exists.
     pub fn gap(&self) -> Option<f64> {
-        self.makespan.map(|m| gap(m, self.lower_bound))
+        self.makespan.map(|m| gap(m, u128::from(self.lower_bound)))
     }
 
     /// Raises the lower bound (keeps the larger) and updates the status. A
@@ -419,9 +419,10 @@ impl SolveResult {
 }
 
 /// Relative gap `(makespan - bound) / makespan` (0 when the makespan is 0 or
-/// meets the bound), exact for makespans beyond u64.
-pub fn gap(makespan: u128, bound: u64) -> f64 {
-    let b = u128::from(bound).min(makespan);
+/// meets the bound), exact for makespans beyond u64: the one definition of a
+/// gap, used by `solve`, `check --bound`, `score` and `bench`.
+pub fn gap(makespan: u128, bound: u128) -> f64 {
+    let b = bound.min(makespan);
     if makespan == 0 {
         0.0
     } else {

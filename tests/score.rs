@@ -10,7 +10,8 @@ mod common;
 use common::{tmin, tmp_in};
 
 use serde_json::Value;
-use tmin::score::{gap, score};
+use tmin::score::score;
+use tmin::solve::gap;
 
 const SUITE: &str = "score";
 const EX1: &str = "instances/example1.txt";

@@ -280,7 +280,9 @@ fn merge_one(
         }
     }
     rec.makespan = best.map(|(_, m, _)| *m);
-    rec.gap = rec.makespan.map(|m| crate::solve::gap(m, rec.lower_bound));
+    rec.gap = rec
+        .makespan
+        .map(|m| crate::solve::gap(m, u128::from(rec.lower_bound)));
     rec.status = match rec.makespan {
         Some(m) if m == u128::from(rec.lower_bound) => "optimal",
         Some(_) => "feasible",

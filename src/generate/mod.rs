@@ -46,6 +46,7 @@ use std::collections::BinaryHeap;
 
 use crate::graph::NodeGraph;
 use crate::instance::{Instance, parse_reader};
+use crate::rng::SplitMix64 as Rng;
 use crate::schedule::{self, Schedule};
 use crate::text::push_u64;
 
@@ -315,43 +316,6 @@ pub struct Generated {
     pub witness_kind: String,
 }
 
-/// SplitMix64: small, fast, and the same on every platform.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64, stream: u64) -> Rng {
-        let mut r = Rng(seed ^ stream.wrapping_mul(0xD1B5_4A32_D192_ED03));
-        r.next();
-        r
-    }
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n` (`n > 0`).
-    fn below(&mut self, n: u64) -> u64 {
-        debug_assert!(n > 0);
-        ((u128::from(self.next()) * u128::from(n)) >> 64) as u64
-    }
-    /// Uniform in `lo..=hi`.
-    fn range(&mut self, lo: u64, hi: u64) -> u64 {
-        if hi == u64::MAX && lo == 0 {
-            return self.next();
-        }
-        lo + self.below(hi - lo + 1)
-    }
-    /// Uniform in `[0, 1)`.
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
-    fn chance(&mut self, p: f64) -> bool {
-        self.unit() < p
-    }
-}
-
 /// Random streams, one per part of the instance, so that parts do not shift each other.
 const STREAM_PLAN: u64 = 1;
 const STREAM_LIBRARY: u64 = 2;
@@ -389,7 +353,7 @@ struct Plan {
 }
 
 fn make_plan(cfg: &GenConfig) -> Plan {
-    let mut rng = Rng::new(cfg.seed, STREAM_PLAN);
+    let mut rng = Rng::stream(cfg.seed, STREAM_PLAN);
     let t = cfg.tilings as usize;
     let groups = cfg.groups() as usize;
     let kept: Vec<u32> = (0..groups)
@@ -446,7 +410,7 @@ fn emit_library(
     sizes: Option<&[u64]>,
     out: &mut Vec<u8>,
 ) -> Vec<u64> {
-    let mut rng = Rng::new(cfg.seed, STREAM_LIBRARY);
+    let mut rng = Rng::stream(cfg.seed, STREAM_LIBRARY);
     let n_mem = cfg.mem_types as usize;
     let n_core = cfg.cores.len() as u64;
     let mut max_demand = vec![0u64; n_mem];
@@ -560,7 +524,7 @@ fn emit_library(
 /// skip connections of real networks). Edges stay local, so that a memory-frugal
 /// order exists and tightness means something.
 fn emit_op_graph(cfg: &GenConfig, out: &mut Vec<u8>) {
-    let mut rng = Rng::new(cfg.seed, STREAM_OP_EDGES);
+    let mut rng = Rng::stream(cfg.seed, STREAM_OP_EDGES);
     let graphs = u64::from(cfg.graphs);
     let whole = cfg.density.floor();
     let frac = cfg.density - whole;
@@ -590,7 +554,7 @@ fn emit_op_graph(cfg: &GenConfig, out: &mut Vec<u8>) {
         }
     }
     out.extend_from_slice(b"],[");
-    let mut rng = Rng::new(cfg.seed, STREAM_OP_LIST);
+    let mut rng = Rng::stream(cfg.seed, STREAM_OP_LIST);
     let mut first = true;
     for i in 0..u64::from(cfg.ops) {
         let t = 1 + rng.below(u64::from(cfg.op_types));

@@ -376,7 +376,7 @@ fn draw_part(rng: &mut Rng, r: u64, rest: u64, max: u64) -> u64 {
 /// Node count per op, adjusted (only when every duration is 1) so that the nodes
 /// split evenly over the cores.
 fn op_sizes(cfg: &PackedConfig) -> Result<Vec<u32>, String> {
-    let mut rng = Rng::new(cfg.seed, STREAM_SIZES);
+    let mut rng = Rng::stream(cfg.seed, STREAM_SIZES);
     let mut sizes: Vec<u32> = (0..cfg.ops)
         .map(|_| rng.range(u64::from(cfg.nodes_min), u64::from(cfg.nodes_max)) as u32)
         .collect();
@@ -440,7 +440,7 @@ fn build_witness(cfg: &PackedConfig) -> Result<Witness, String> {
 
     // Merge the K cores' back-to-back sequences by (start, core).
     let mut rngs: Vec<Rng> = (0..k)
-        .map(|c| Rng::new(cfg.seed, STREAM_CORE + c))
+        .map(|c| Rng::stream(cfg.seed, STREAM_CORE + c))
         .collect();
     let mut left: Vec<u64> = (0..k).map(|c| c_lo + u64::from(c < n % k)).collect();
     let mut rest: Vec<u64> = vec![t; k as usize];
@@ -465,7 +465,7 @@ fn build_witness(cfg: &PackedConfig) -> Result<Witness, String> {
         return Err("internal error: the cores do not all end at the horizon".into());
     }
     if cfg.interleave > 1 {
-        let mut rng = Rng::new(cfg.seed, STREAM_INTERLEAVE);
+        let mut rng = Rng::stream(cfg.seed, STREAM_INTERLEAVE);
         interleave(
             &op_base,
             cfg.interleave as usize,
@@ -477,7 +477,7 @@ fn build_witness(cfg: &PackedConfig) -> Result<Witness, String> {
     }
 
     let n_ops = op_base.len() - 1;
-    let mut rng = Rng::new(cfg.seed, STREAM_OPS);
+    let mut rng = Rng::stream(cfg.seed, STREAM_OPS);
     let mut op_type = Vec::with_capacity(n_ops);
     let mut kept = Vec::with_capacity(n_ops);
     for _ in 0..n_ops {
@@ -496,7 +496,7 @@ fn build_witness(cfg: &PackedConfig) -> Result<Witness, String> {
                 .unwrap_or(0)
         })
         .collect();
-    let mut rng = Rng::new(cfg.seed, STREAM_OP_EDGES);
+    let mut rng = Rng::stream(cfg.seed, STREAM_OP_EDGES);
     let graphs = cfg.graphs as usize;
     let whole = cfg.density.floor();
     let frac = cfg.density - whole;
@@ -862,8 +862,8 @@ impl<'a> Emitter<'a> {
                 self.total_work += u128::from(work);
                 for k in 0..self.cfg.tilings {
                     let stream = op as u64 * 128 + u64::from(k);
-                    let mut rng = Rng::new(self.cfg.seed, STREAM_TILING + stream);
-                    let mut demand_rng = Rng::new(self.cfg.seed, STREAM_DEMANDS + stream);
+                    let mut rng = Rng::stream(self.cfg.seed, STREAM_TILING + stream);
+                    let mut demand_rng = Rng::stream(self.cfg.seed, STREAM_DEMANDS + stream);
                     let emit = self.all_tilings || k == kept;
                     self.sub.clear();
                     let n = if k == kept {

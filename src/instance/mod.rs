@@ -246,17 +246,7 @@ impl Library {
         indeg.extend(nodes.clone().map(|v| self.preds(v).len() as u32));
         order.clear();
         order.extend(self.sources(t).iter().copied());
-        let mut h = 0;
-        while h < order.len() {
-            let l = order[h];
-            h += 1;
-            for &s in self.succs(nodes.start + l) {
-                indeg[s as usize] -= 1;
-                if indeg[s as usize] == 0 {
-                    order.push(s);
-                }
-            }
-        }
+        crate::dag::kahn_from(indeg, order, 0, |l| self.succs(nodes.start + l));
     }
 
     /// Local index of NodeId `node` in tiling `t`.
@@ -320,6 +310,15 @@ impl OpGraph {
     pub fn preds(&self, op: u32) -> &[u32] {
         let i = op as usize;
         &self.pred[self.pred_off[i] as usize..self.pred_off[i + 1] as usize]
+    }
+    /// Ops in a topological order (Kahn, first in first out from the ops
+    /// without predecessors in index order). Complete: the parser rejects
+    /// cyclic op graphs.
+    pub fn topo_order(&self) -> Vec<u32> {
+        let mut indeg: Vec<u32> = (0..self.n_ops() as u32)
+            .map(|o| self.preds(o).len() as u32)
+            .collect();
+        crate::dag::kahn(&mut indeg, |o| self.succs(o))
     }
     pub fn index_of(&self, op_id: u32) -> Option<u32> {
         self.id_index

@@ -90,6 +90,8 @@ struct Scratch {
     local_edges: Vec<(u32, u32)>,
     indeg: Vec<u32>,
     order: Vec<u32>,
+    /// Targets of `local_edges`, in the same (CSR) order.
+    targets: Vec<u32>,
     dist: Vec<u64>,
     mem_sum: Vec<(u32, u32, u128)>,
 }
@@ -369,20 +371,16 @@ impl<R: Read> Parser<R> {
         for i in 0..n {
             succ_start[i + 1] += succ_start[i];
         }
+        // Successor targets in CSR order (local_edges is sorted by source).
+        s.targets.clear();
+        s.targets.extend(s.local_edges.iter().map(|&(_, b)| b));
         s.order.clear();
         s.order
             .extend((0..n as u32).filter(|&v| s.indeg[v as usize] == 0));
-        let mut head = 0;
-        while head < s.order.len() {
-            let v = s.order[head] as usize;
-            head += 1;
-            for &(_, b) in &s.local_edges[succ_start[v] as usize..succ_start[v + 1] as usize] {
-                s.indeg[b as usize] -= 1;
-                if s.indeg[b as usize] == 0 {
-                    s.order.push(b);
-                }
-            }
-        }
+        let targets = &s.targets;
+        crate::dag::kahn_from(&mut s.indeg, &mut s.order, 0, |v| {
+            &targets[succ_start[v as usize] as usize..succ_start[v as usize + 1] as usize]
+        });
         if s.order.len() < n {
             let cycle = find_cycle(&s.local_edges, &succ_start, &s.indeg);
             let names: Vec<String> = cycle
@@ -673,18 +671,9 @@ impl<R: Read> Parser<R> {
 
         // Kahn over ops; leftovers lie on or behind a cycle.
         let mut indeg: Vec<u32> = (0..n).map(|i| pred_off[i + 1] - pred_off[i]).collect();
-        let mut queue: Vec<u32> = (0..n as u32).filter(|&i| indeg[i as usize] == 0).collect();
-        let mut head = 0;
-        while head < queue.len() {
-            let v = queue[head] as usize;
-            head += 1;
-            for &w in &succ[succ_off[v] as usize..succ_off[v + 1] as usize] {
-                indeg[w as usize] -= 1;
-                if indeg[w as usize] == 0 {
-                    queue.push(w);
-                }
-            }
-        }
+        let queue = crate::dag::kahn(&mut indeg, |v| {
+            &succ[succ_off[v as usize] as usize..succ_off[v as usize + 1] as usize]
+        });
         if queue.len() < n {
             let edges: Vec<(u32, u32)> = (0..n as u32)
                 .flat_map(|a| {

@@ -88,61 +88,14 @@ struct Combo {
     listed: bool,
 }
 
-/// Tilings of each op that no other usable tiling of the op dominates exactly
-/// (same subgraph and core types, each node no longer and demanding no more
-/// of any memory type; see models/milp.md). Ties keep the first.
-fn undominated_tilings(inst: &Instance, op: u32) -> Vec<u32> {
-    let all: Vec<u32> = inst.usable_tilings(op).collect();
-    let mut keep = Vec::new();
-    for (i, &a) in all.iter().enumerate() {
-        let dominated = all
-            .iter()
-            .enumerate()
-            .any(|(j, &b)| j != i && dominates(inst, b, a) && (!dominates(inst, a, b) || j < i));
-        if !dominated {
-            keep.push(a);
-        }
-    }
-    keep
-}
-
-/// Tiling `b` dominates `a`: every schedule using `a` stays legal, with the
-/// same start times, when `a` is replaced by `b`.
-fn dominates(inst: &Instance, b: u32, a: u32) -> bool {
-    let lib = &inst.library;
-    let (ta, tb) = (&lib.tilings[a as usize], &lib.tilings[b as usize]);
-    if ta.n_nodes != tb.n_nodes {
-        return false;
-    }
-    for l in 0..ta.n_nodes {
-        let (va, vb) = (ta.first_node + l, tb.first_node + l);
-        if lib.node_core[va as usize] != lib.node_core[vb as usize]
-            || lib.node_dur[vb as usize] > lib.node_dur[va as usize]
-            || lib.succs(va) != lib.succs(vb)
-        {
-            return false;
-        }
-        for m in 0..inst.platform.mems.len() {
-            let m = m as u8;
-            if lib.demand(vb, m) > lib.demand(va, m) {
-                return false;
-            }
-        }
-    }
-    true
-}
-
 /// True when every memory size, in units of the gcd of the size and its
 /// demands, is at most 10^6: HiGHS's tolerances then resolve one unit.
 fn memory_is_precise(inst: &Instance) -> bool {
-    fn gcd(a: u64, b: u64) -> u64 {
-        if b == 0 { a } else { gcd(b, a % b) }
-    }
     let lib = &inst.library;
     let mut g: Vec<u64> = inst.platform.mems.iter().map(|m| m.size).collect();
     for d in &lib.mem {
         let k = d.mem as usize;
-        g[k] = gcd(g[k], d.amount);
+        g[k] = crate::prep::unit::gcd(g[k], d.amount);
     }
     inst.platform
         .mems
@@ -336,7 +289,7 @@ impl<'a> Engine<'a> {
         let inst = self.inst;
         // 2. Tiling combinations.
         let per_op: Vec<Vec<u32>> = (0..inst.graph.n_ops() as u32)
-            .map(|op| undominated_tilings(inst, op))
+            .map(|op| crate::prep::dominance::candidates(inst, op))
             .collect();
         // Exact counts (checked products): a saturated count printed 2^64 - 1.
         let usable: Option<u64> = (0..inst.graph.n_ops() as u32)

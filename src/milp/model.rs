@@ -352,9 +352,9 @@ pub fn hold_end(net: &Net, mt: &MemType, i: usize, s: &[i64]) -> i64 {
     r
 }
 
-/// Scaled starts to a schedule: unscale, then give each node a core by
-/// interval partitioning (a node takes the core that became free first; the
-/// model guarantees at most CoreNum nodes of a type run at once).
+/// Scaled starts to a schedule: unscale, then core ids by interval
+/// partitioning (`schedule::assign_cores`; the model guarantees at most
+/// CoreNum nodes of a type run at once).
 pub fn to_schedule(net: &Net, starts: &[i64]) -> Result<Schedule, String> {
     let g = net.g;
     let n = net.n;
@@ -366,49 +366,13 @@ pub fn to_schedule(net: &Net, starts: &[i64]) -> Result<Schedule, String> {
                 .ok_or_else(|| "start beyond u64".to_string())?,
         );
     }
-    let mut core = vec![0u32; n];
-    let mut order: Vec<u32> = (0..n as u32).filter(|&v| g.dur(v) > 0).collect();
-    order.sort_unstable_by_key(|&v| (start[v as usize], v));
-    // Per core type: cores in use by their end, freed cores, and the next
-    // never-used core. Memory and time grow with the cores used, not with the
-    // declared count (up to 2^20 per type; before: a table of every declared
-    // core, scanned for every node).
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
-    let n_types = net.core_count.len();
-    let mut busy: Vec<BinaryHeap<Reverse<(u128, u32)>>> = vec![BinaryHeap::new(); n_types];
-    let mut free: Vec<BinaryHeap<Reverse<u32>>> = vec![BinaryHeap::new(); n_types];
-    let mut fresh: Vec<u32> = vec![0; n_types];
-    for v in order {
-        let vi = v as usize;
-        let c = g.core[vi] as usize;
-        let s = u128::from(start[vi]);
-        while let Some(&Reverse((e, k))) = busy[c].peek() {
-            if e > s {
-                break;
-            }
-            busy[c].pop();
-            free[c].push(Reverse(k));
-        }
-        let j = match free[c].pop() {
-            Some(Reverse(k)) => k,
-            None if fresh[c] < net.core_count[c] => {
-                fresh[c] += 1;
-                fresh[c] - 1
-            }
-            None if net.core_count[c] == 0 => {
-                return Err(format!("core type index {c} has no cores"));
-            }
-            None => {
-                return Err(format!(
-                    "more nodes than cores of type index {c} run at time {}",
-                    start[vi]
-                ));
-            }
-        };
-        core[vi] = j;
-        busy[c].push(Reverse((s + u128::from(g.dur(vi as u32)), j)));
-    }
+    let core = crate::schedule::assign_cores(
+        &start,
+        |v| g.dur(v as u32),
+        |v| g.core[v] as usize,
+        &net.core_count,
+    )
+    .map_err(|e| e.to_string())?;
     Ok(Schedule {
         choice: g.choice.clone(),
         start,

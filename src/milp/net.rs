@@ -9,9 +9,10 @@
 //! longest paths, strengthened per core type by the work that must precede
 //! (follow) a point on that type.
 
-use crate::bounds::{Item, jackson_preemptive};
 use crate::graph::NodeGraph;
 use crate::instance::TypeIdx;
+use crate::prep::heads::{Item, head_body_tail, jackson_preemptive};
+use crate::prep::unit::gcd;
 
 /// A square bit matrix: `get(v, u)` is "u is a strict ancestor of v".
 pub struct Bits {
@@ -112,10 +113,6 @@ pub struct Net<'g, 'a> {
 
 /// Largest real node count the MILP engine builds a network for.
 pub const MAX_NODES: usize = 3000;
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 { a } else { gcd(b, a % b) }
-}
 
 /// Longest durations fit i64 arithmetic only when their sum does (and HiGHS's
 /// f64 resolves one unit).
@@ -277,25 +274,19 @@ impl<'g, 'a> Net<'g, 'a> {
         self.anc.get(v as usize, u as usize)
     }
 
-    /// `h + ceil(W(h)/k)` maximised over thresholds, for items `(release, work)`.
-    fn rule(items: &mut [(i64, i64)], k: i64) -> i64 {
-        items.sort_unstable_by_key(|x| std::cmp::Reverse(x.0));
-        let mut w = 0i64;
-        let mut best = i64::MIN;
-        for (i, &(h, p)) in items.iter().enumerate() {
-            w += p;
-            if i + 1 == items.len() || items[i + 1].0 != h {
-                best = best.max(h + (w + k - 1) / k);
-            }
-        }
-        best
+    /// `max over h of h + ceil(W(h)/k)` for work that must finish before a
+    /// point (heads) or start after it (tails, passed as heads): the
+    /// head-body-tail bound with every tail 0 (models/bounds.md).
+    fn head_body(items: &[Item], k: u32) -> i64 {
+        let b = head_body_tail(items, u128::from(k.max(1)));
+        i64::try_from(b).unwrap_or(i64::MAX)
     }
 
     fn heads_tails(&mut self) {
         let np = self.n_points;
         let n_types = self.core_count.len();
         let mut head = vec![0i64; np];
-        let mut items: Vec<Vec<(i64, i64)>> = vec![Vec::new(); n_types];
+        let mut items: Vec<Vec<Item>> = vec![Vec::new(); n_types];
         for &v in &self.topo {
             let vi = v as usize;
             let mut h = 0i64;
@@ -308,12 +299,16 @@ impl<'g, 'a> Net<'g, 'a> {
             }
             for u in 0..self.n {
                 if self.p[u] > 0 && self.anc.get(vi, u) {
-                    items[self.core[u] as usize].push((head[u], self.p[u]));
+                    items[self.core[u] as usize].push(Item {
+                        head: head[u] as u64,
+                        work: self.p[u] as u64,
+                        tail: 0,
+                    });
                 }
             }
             for (c, it) in items.iter_mut().enumerate() {
                 if !it.is_empty() {
-                    h = h.max(Self::rule(it, i64::from(self.core_count[c].max(1))));
+                    h = h.max(Self::head_body(it, self.core_count[c]));
                 }
             }
             head[vi] = h;
@@ -330,12 +325,16 @@ impl<'g, 'a> Net<'g, 'a> {
             }
             for w in 0..self.n {
                 if self.p[w] > 0 && self.anc.get(w, vi) {
-                    items[self.core[w] as usize].push((tail[w], self.p[w]));
+                    items[self.core[w] as usize].push(Item {
+                        head: tail[w] as u64,
+                        work: self.p[w] as u64,
+                        tail: 0,
+                    });
                 }
             }
             for (c, it) in items.iter_mut().enumerate() {
                 if !it.is_empty() {
-                    q = q.max(Self::rule(it, i64::from(self.core_count[c].max(1))));
+                    q = q.max(Self::head_body(it, self.core_count[c]));
                 }
             }
             tail[vi] = q;
@@ -446,7 +445,8 @@ impl<'g, 'a> Net<'g, 'a> {
                     tail: self.tail[v as usize] as u64,
                 })
                 .collect();
-            best = best.max(head_body_tail(&items, i64::from(k)));
+            best =
+                best.max(i64::try_from(head_body_tail(&items, u128::from(k))).unwrap_or(i64::MAX));
             if k == 1 {
                 best = best.max(jackson_preemptive(&items) as i64);
             }
@@ -465,34 +465,4 @@ impl<'g, 'a> Net<'g, 'a> {
         }
         best
     }
-}
-
-/// `max over h of h + ceil(W(h)/k) + min tail(h)` over items with head >= h,
-/// and the same with heads and tails exchanged (models/bounds.md, section 3).
-pub fn head_body_tail(items: &[Item], k: i64) -> i64 {
-    let mut best = 0i64;
-    for flip in [false, true] {
-        let mut v: Vec<(i64, i64, i64)> = items
-            .iter()
-            .map(|it| {
-                let (a, b) = if flip {
-                    (it.tail, it.head)
-                } else {
-                    (it.head, it.tail)
-                };
-                (a as i64, b as i64, it.work as i64)
-            })
-            .collect();
-        v.sort_unstable_by_key(|x| std::cmp::Reverse(x.0));
-        let mut w = 0i64;
-        let mut min_b = i64::MAX;
-        for (i, &(a, b, p)) in v.iter().enumerate() {
-            w += p;
-            min_b = min_b.min(b);
-            if i + 1 == v.len() || v[i + 1].0 != a {
-                best = best.max(a + (w + k - 1) / k + min_b);
-            }
-        }
-    }
-    best
 }

@@ -6,6 +6,8 @@
 //! The exactness arguments (gcd scaling, horizon, dominance) are in models/sat.md.
 
 use crate::instance::{Instance, TypeIdx};
+// The dominance rule lives in prep (one rule for every engine).
+pub use crate::prep::dominance::candidates;
 
 /// One candidate (op, tiling): its nodes are `first .. first + n` of the model.
 #[derive(Clone, Debug)]
@@ -52,24 +54,12 @@ pub struct Model<'a> {
     pub horizon: u64,
 }
 
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 { a } else { gcd(b, a % b) }
-}
-
 impl<'a> Model<'a> {
     pub fn new(inst: &'a Instance, cand: &[Vec<u32>]) -> Self {
         let lib = &inst.library;
         let n_ops = inst.graph.n_ops();
         assert_eq!(cand.len(), n_ops);
-        let mut g = 0u64;
-        for ts in cand {
-            for &t in ts {
-                for v in lib.tilings[t as usize].nodes() {
-                    g = gcd(g, lib.node_dur[v as usize]);
-                }
-            }
-        }
-        let g = g.max(1);
+        let g = crate::prep::unit::duration_unit(lib, cand.iter().flatten().copied());
         let mut op_slots = Vec::with_capacity(n_ops);
         let mut slots = Vec::new();
         let mut nodes: Vec<Node> = Vec::new();
@@ -202,43 +192,13 @@ impl<'a> Model<'a> {
     /// Op heads and tails over present ops (chains stop at ops that may be empty),
     /// then node windows from the longest intra-tiling paths.
     fn heads_tails(&mut self) {
-        let n_ops = self.inst.graph.n_ops();
-        let g = &self.inst.graph;
-        let mut indeg: Vec<u32> = (0..n_ops as u32).map(|o| g.preds(o).len() as u32).collect();
-        let mut order: Vec<u32> = (0..n_ops as u32)
-            .filter(|&o| indeg[o as usize] == 0)
-            .collect();
-        let mut h = 0;
-        while h < order.len() {
-            let o = order[h];
-            h += 1;
-            for &b in g.succs(o) {
-                indeg[b as usize] -= 1;
-                if indeg[b as usize] == 0 {
-                    order.push(b);
-                }
-            }
-        }
-        for &o in &order {
-            let ou = o as usize;
-            if !self.present(o) || self.can_be_empty[ou] {
-                continue;
-            }
-            let reach = self.op_head[ou].saturating_add(self.min_cp[ou]);
-            for &b in g.succs(o) {
-                self.op_head[b as usize] = self.op_head[b as usize].max(reach);
-            }
-        }
-        for &o in order.iter().rev() {
-            let ou = o as usize;
-            if !self.present(o) || self.can_be_empty[ou] {
-                continue;
-            }
-            let reach = self.op_tail[ou].saturating_add(self.min_cp[ou]);
-            for &a in g.preds(o) {
-                self.op_tail[a as usize] = self.op_tail[a as usize].max(reach);
-            }
-        }
+        let order = self.inst.graph.topo_order();
+        let (op_head, op_tail) =
+            crate::prep::heads::op_heads_tails(&self.inst.graph, &order, &self.min_cp, |o| {
+                self.present(o) && !self.can_be_empty[o as usize]
+            });
+        self.op_head = op_head;
+        self.op_tail = op_tail;
         let lib = &self.inst.library;
         let mut local: Vec<u32> = Vec::new();
         let mut indeg: Vec<u32> = Vec::new();
@@ -246,21 +206,7 @@ impl<'a> Model<'a> {
             let s = self.slots[si].clone();
             let tl = &lib.tilings[s.tiling as usize];
             let base = tl.first_node;
-            indeg.clear();
-            indeg.extend(tl.nodes().map(|v| lib.preds(v).len() as u32));
-            local.clear();
-            local.extend(lib.sources(s.tiling).iter().copied());
-            let mut h = 0;
-            while h < local.len() {
-                let l = local[h];
-                h += 1;
-                for &x in lib.succs(base + l) {
-                    indeg[x as usize] -= 1;
-                    if indeg[x as usize] == 0 {
-                        local.push(x);
-                    }
-                }
-            }
+            lib.topo_order(s.tiling, &mut local, &mut indeg);
             let (oh, ot) = (self.op_head[s.op as usize], self.op_tail[s.op as usize]);
             for &l in &local {
                 let v = (s.first + l) as usize;
@@ -282,54 +228,4 @@ impl<'a> Model<'a> {
             }
         }
     }
-}
-
-/// Candidate tilings of `op`: its usable tilings without those dominated by
-/// another (models/sat.md, "Dominance"): an empty tiling dominates every tiling;
-/// otherwise `a` dominates `b` when both have the same nodes, edges and core
-/// types, and each node of `a` lasts no longer and demands no more of every
-/// memory type than the same node of `b`. Of identical tilings the first is kept.
-pub fn candidates(inst: &Instance, op: u32) -> Vec<u32> {
-    let all: Vec<u32> = inst.usable_tilings(op).collect();
-    if let Some(&e) = all
-        .iter()
-        .find(|&&t| inst.library.tilings[t as usize].n_nodes == 0)
-    {
-        return vec![e];
-    }
-    let mut keep = Vec::new();
-    'outer: for (i, &b) in all.iter().enumerate() {
-        for (j, &a) in all.iter().enumerate() {
-            if i != j && dominates(inst, a, b) && (j < i || !dominates(inst, b, a)) {
-                continue 'outer;
-            }
-        }
-        keep.push(b);
-    }
-    keep
-}
-
-/// Whether tiling `a` dominates tiling `b` (same structure, no worse node by node).
-pub fn dominates(inst: &Instance, a: u32, b: u32) -> bool {
-    let lib = &inst.library;
-    let (ta, tb) = (&lib.tilings[a as usize], &lib.tilings[b as usize]);
-    if ta.n_nodes != tb.n_nodes {
-        return false;
-    }
-    let n_mem = inst.platform.mems.len() as TypeIdx;
-    for l in 0..ta.n_nodes {
-        let (va, vb) = (ta.first_node + l, tb.first_node + l);
-        if lib.node_core[va as usize] != lib.node_core[vb as usize]
-            || lib.node_dur[va as usize] > lib.node_dur[vb as usize]
-            || lib.succs(va) != lib.succs(vb)
-        {
-            return false;
-        }
-        for m in 0..n_mem {
-            if lib.demand(va, m) > lib.demand(vb, m) {
-                return false;
-            }
-        }
-    }
-    true
 }

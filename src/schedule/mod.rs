@@ -2,9 +2,11 @@
 //! validator (problem.md §4).
 
 mod check;
+mod cores;
 mod io;
 
 pub use check::{Report, Rule, Violation, Violations, check, check_reader, memory_profile};
+pub use cores::{CoreShortage, assign_cores};
 pub use io::{ReadOutcome, read_schedule, read_schedule_until, write_schedule};
 
 use crate::graph::NodeGraph;

@@ -1,0 +1,8 @@
+//! What every exactness argument rests on, written once and used by the
+//! combinatorial bounds and every engine: heads and tails (and the
+//! one-resource bounds on them), tiling dominance, the time unit.
+//! Topological orders live one layer down, in `dag` (the parser needs them).
+
+pub mod dominance;
+pub mod heads;
+pub mod unit;
