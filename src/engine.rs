@@ -1,13 +1,294 @@
-//! The engine choice and the time budget of one solve, shared by `tmin solve`
-//! and `tmin bench`: both run exactly this code path, so a bench line says what
-//! `tmin solve` would have said with the same settings.
+//! One engine interface. Every engine (list scheduling, SAT, MILP, and the
+//! portfolio that composes them) implements [`Engine`]: it gets one search
+//! context (the instance, its proven bounds, a deadline that also carries the
+//! portfolio's cancel flag, the shared options) and an incumbent result (a
+//! validated schedule or none, and a proven bound), and returns the better of
+//! the incumbent and what it found and proved.
+//!
+//! [`solve`] runs an engine alone: the incumbent step (list scheduling on the
+//! engine's share of the time, [`Engine::incumbent_share`]), the engine's
+//! search, and list scheduling for whatever time an unfinished search leaves.
+//! `tmin solve` and `tmin bench` both come here through [`run`], so a bench line
+//! says what `tmin solve` would have said with the same settings.
+//!
+//! A fourth engine is one module implementing the trait plus one line in
+//! [`EngineChoice::engine`].
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::bounds::{Bounds, lower_bounds};
 use crate::instance::Instance;
+use crate::list::ListOptions;
 use crate::list::priority::Rule;
 use crate::milp::MilpOptions;
-use crate::solve::{SolveOptions, SolveResult};
+use crate::solve::{Deadline, NoteKind, SolveOptions, SolveResult, Status};
+
+/// What every engine searches from.
+pub struct Context<'a> {
+    pub inst: &'a Instance,
+    /// The combinatorial bounds (computed once per solve).
+    pub bounds: &'a Bounds,
+    /// When to hand back; cancelled early when another engine settled the
+    /// instance (the portfolio's flag).
+    pub deadline: Deadline,
+    /// Seed, threads, progress, memory budget, certificates, warm start.
+    pub opts: &'a SolveOptions,
+}
+
+impl<'a> Context<'a> {
+    /// The same context with another deadline.
+    pub fn with_deadline(&self, deadline: Deadline) -> Context<'a> {
+        Context { deadline, ..*self }
+    }
+}
+
+/// How much of the time an engine run alone gives its incumbent step.
+#[derive(Clone, Copy, Debug)]
+pub struct IncumbentShare {
+    /// Seconds of list scheduling for a time limit (s) and a largest node count.
+    pub seconds: fn(limit: f64, nodes: u64) -> f64,
+    /// Stop early after this many non-improving passes (`None`: use it all).
+    pub patience: Option<usize>,
+}
+
+/// An engine: a search that improves an incumbent within a deadline.
+pub trait Engine: Sync {
+    /// The name results carry ("list", "sat", "milp", "auto").
+    fn name(&self) -> &'static str;
+
+    /// Searches from `incumbent` (a result whose schedule, if any, passed the
+    /// validator, and whose bound is proven) until `ctx.deadline`. Returns a
+    /// result at least as good: never a worse schedule, never a smaller bound.
+    /// A settled incumbent (optimal or infeasible) is handed back at once.
+    fn search(&self, ctx: &Context, incumbent: SolveResult) -> SolveResult;
+
+    /// The incumbent step when the engine runs alone; `None`: the engine
+    /// builds its own first schedule (list scheduling itself).
+    fn incumbent_share(&self) -> Option<IncumbentShare> {
+        None
+    }
+}
+
+/// Runs `engine` alone on `inst` within `opts.time_limit`.
+pub fn solve(engine: &dyn Engine, inst: &Instance, opts: &SolveOptions) -> SolveResult {
+    let t0 = Instant::now();
+    let deadline = Deadline::after(opts.time_limit);
+    let bounds = lower_bounds(inst);
+    let ctx = Context {
+        inst,
+        bounds: &bounds,
+        deadline,
+        opts,
+    };
+    let mut r = solve_in(engine, &ctx);
+    // The engine asked for answers for the result, also where its incumbent
+    // step settled the instance before its own search ran.
+    if !r.engine.starts_with(engine.name()) {
+        r.engine = engine.name().to_string();
+    }
+    r.wall_seconds = t0.elapsed().as_secs_f64();
+    r
+}
+
+/// [`solve`] within a given context.
+pub fn solve_in(engine: &dyn Engine, ctx: &Context) -> SolveResult {
+    let Some(share) = engine.incumbent_share() else {
+        let none = SolveResult::without_schedule(
+            Status::Unknown,
+            ctx.bounds.best.value,
+            &ctx.bounds.best.source,
+            engine.name(),
+        );
+        return engine.search(ctx, none);
+    };
+    // A settled incumbent goes to the engine too: it hands it back at once
+    // (saying so where a user asked it for something, e.g. a model export).
+    let r = engine.search(ctx, incumbent(ctx, share));
+    list_for_the_rest(ctx, r)
+}
+
+/// The incumbent step, written once: list scheduling on the share of the time
+/// the engine asks for. An op without a usable tiling settles the instance
+/// (infeasible); a schedule that meets the lower bound settles it too.
+pub fn incumbent(ctx: &Context, share: IncumbentShare) -> SolveResult {
+    let limit = ctx.deadline.remaining().as_secs_f64();
+    // Not capped by the limit: even a zero limit gets the few milliseconds
+    // of a first schedule (the output reserve covers them).
+    let secs = (share.seconds)(limit, crate::portfolio::max_nodes(ctx.inst)).max(0.0);
+    let t = Instant::now();
+    let list = ListEngine {
+        options: ListOptions {
+            patience: share.patience,
+        },
+    };
+    let mut r = list.run(ctx, Duration::from_secs_f64(secs), ctx.opts.start.clone());
+    let msg = match r.makespan {
+        Some(m) => format!(
+            "incumbent {m} from list scheduling in {:.2} s (at most {secs:.2} s)",
+            t.elapsed().as_secs_f64()
+        ),
+        None if r.status == Status::Infeasible => {
+            "list scheduling: no op may be left without a tiling".to_string()
+        }
+        None => "list scheduling found no schedule: the exact engine decides".to_string(),
+    };
+    r.note_as(NoteKind::Incumbent, msg);
+    if r.status == Status::Optimal {
+        r.note("the incumbent meets the lower bound: done");
+    }
+    r
+}
+
+/// Time left and no proof (an engine that stepped aside, a search that gave
+/// up): list scheduling improves the best schedule until the deadline, so
+/// the time is never returned unused.
+pub fn list_for_the_rest(ctx: &Context, r: SolveResult) -> SolveResult {
+    if r.status.is_settled() || ctx.deadline.remaining() <= Duration::from_millis(500) {
+        return r;
+    }
+    let t = Instant::now();
+    let before = r.makespan;
+    let start = r.schedule.clone().map(Arc::new).or(ctx.opts.start.clone());
+    let more = ListEngine::default().run(ctx, ctx.deadline.remaining(), start);
+    let mut r = crate::portfolio::merge(r, more);
+    let shown = |m: Option<u128>| m.map_or("none".to_string(), |m| m.to_string());
+    let msg = format!(
+        "no proof yet: list scheduling used the remaining {:.2} s (makespan {} -> {})",
+        t.elapsed().as_secs_f64(),
+        shown(before),
+        shown(r.makespan)
+    );
+    r.note_as(NoteKind::ListForTheRest, msg);
+    r
+}
+
+/// List scheduling (list/): the fast engine, and every other engine's
+/// incumbent step.
+#[derive(Clone, Debug, Default)]
+pub struct ListEngine {
+    pub options: ListOptions,
+}
+
+impl ListEngine {
+    /// One run of `time_limit` from an optional warm start.
+    fn run(
+        &self,
+        ctx: &Context,
+        time_limit: Duration,
+        start: Option<Arc<crate::schedule::Schedule>>,
+    ) -> SolveResult {
+        let opts = SolveOptions {
+            time_limit,
+            start,
+            ..ctx.opts.clone()
+        };
+        crate::list::solve_with_bounds(ctx.inst, &opts, &self.options, ctx.bounds)
+    }
+}
+
+impl Engine for ListEngine {
+    fn name(&self) -> &'static str {
+        "list"
+    }
+    fn search(&self, ctx: &Context, incumbent: SolveResult) -> SolveResult {
+        if incumbent.status.is_settled() {
+            return incumbent;
+        }
+        let start = incumbent
+            .schedule
+            .clone()
+            .map(Arc::new)
+            .or(ctx.opts.start.clone());
+        let r = self.run(ctx, ctx.deadline.remaining(), start);
+        if incumbent.schedule.is_none() && incumbent.notes.is_empty() {
+            return r;
+        }
+        crate::portfolio::merge(incumbent, r)
+    }
+}
+
+/// One pass of one priority rule (`--engine greedy --rule R`): a baseline.
+#[derive(Clone, Copy, Debug)]
+pub struct GreedyEngine(pub Rule);
+
+impl Engine for GreedyEngine {
+    fn name(&self) -> &'static str {
+        "greedy"
+    }
+    fn search(&self, ctx: &Context, _incumbent: SolveResult) -> SolveResult {
+        crate::list::greedy(ctx.inst, &ctx.deadline, ctx.bounds, self.0)
+    }
+}
+
+/// The SAT engine (sat/): order encoding, lazy memory cuts, probes on the
+/// makespan.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SatEngine {
+    /// Give up at this share of the time when no probe has been answered
+    /// (the portfolio's setting; `None` when SAT runs alone).
+    pub first_answer_share: Option<f64>,
+}
+
+impl Engine for SatEngine {
+    fn name(&self) -> &'static str {
+        "sat"
+    }
+    fn search(&self, ctx: &Context, incumbent: SolveResult) -> SolveResult {
+        if incumbent.status.is_settled() {
+            return incumbent;
+        }
+        let by = self.first_answer_share.map(|f| ctx.deadline.at_share(f));
+        crate::sat::search_certified(
+            ctx.inst,
+            &ctx.deadline,
+            ctx.bounds,
+            incumbent,
+            by,
+            ctx.opts.memory_limit_mib,
+            ctx.opts.certify.as_deref(),
+        )
+    }
+    fn incumbent_share(&self) -> Option<IncumbentShare> {
+        // A twentieth of the time, capped at a millisecond per node (at
+        // least 50 ms): proofs need the time, and the search itself improves
+        // the incumbent.
+        Some(IncumbentShare {
+            seconds: |limit, nodes| (limit * 0.05).min((nodes as f64 * 0.001).max(0.05)),
+            patience: Some(crate::list::INCUMBENT_PATIENCE),
+        })
+    }
+}
+
+/// The MILP engine (milp/): tiling combinations solved with HiGHS.
+#[derive(Clone, Debug, Default)]
+pub struct MilpEngine {
+    pub options: MilpOptions,
+}
+
+impl Engine for MilpEngine {
+    fn name(&self) -> &'static str {
+        "milp"
+    }
+    fn search(&self, ctx: &Context, incumbent: SolveResult) -> SolveResult {
+        crate::milp::search(
+            ctx.inst,
+            ctx.opts,
+            &self.options,
+            &ctx.deadline,
+            ctx.bounds,
+            incumbent,
+        )
+    }
+    fn incumbent_share(&self) -> Option<IncumbentShare> {
+        // A five-hundredth of the time, 50-500 ms, without patience: the
+        // MILP improves incumbents slowly, so a better MIP start pays.
+        Some(IncumbentShare {
+            seconds: |limit, _| (limit * 0.002).clamp(0.05, 0.5),
+            patience: None,
+        })
+    }
+}
 
 /// Which engine `--engine` asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,6 +312,21 @@ impl EngineChoice {
             EngineChoice::Greedy(_) => "greedy",
         }
     }
+
+    /// The engine (the registry: one line per engine).
+    pub fn engine(self, mopts: &MilpOptions) -> Box<dyn Engine> {
+        match self {
+            EngineChoice::Auto => Box::new(crate::portfolio::Portfolio {
+                milp: mopts.clone(),
+            }),
+            EngineChoice::List => Box::new(ListEngine::default()),
+            EngineChoice::Milp => Box::new(MilpEngine {
+                options: mopts.clone(),
+            }),
+            EngineChoice::Sat => Box::new(SatEngine::default()),
+            EngineChoice::Greedy(rule) => Box::new(GreedyEngine(rule)),
+        }
+    }
 }
 
 /// Time kept back from the engines for what follows them: the final
@@ -52,18 +348,12 @@ pub fn engine_budget(inst: &Instance, end: Instant) -> Duration {
         .saturating_sub(reserve)
 }
 
-/// Runs the chosen engine.
+/// Runs the chosen engine alone (what `tmin solve` and `tmin bench` run).
 pub fn run(
     inst: &Instance,
     engine: EngineChoice,
     opts: &SolveOptions,
     mopts: &MilpOptions,
 ) -> SolveResult {
-    match engine {
-        EngineChoice::Auto => crate::portfolio::solve(inst, opts, mopts),
-        EngineChoice::List => crate::list::solve(inst, opts),
-        EngineChoice::Milp => crate::milp::solve(inst, opts, mopts),
-        EngineChoice::Sat => crate::sat::solve(inst, opts),
-        EngineChoice::Greedy(rule) => crate::list::greedy(inst, opts, rule),
-    }
+    solve(engine.engine(mopts).as_ref(), inst, opts)
 }

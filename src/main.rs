@@ -1284,7 +1284,6 @@ fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
         seed: a.seed,
         threads: a.threads,
         progress: !a.quiet && (a.progress || std::io::stderr().is_terminal()),
-        list_patience: None,
         start,
         memory_limit_mib: a.memory_limit,
         certify: certifier.clone(),

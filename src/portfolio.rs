@@ -4,12 +4,12 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::bounds::{Bounds, lower_bounds};
+use crate::engine::{Context, Engine, IncumbentShare, ListEngine, MilpEngine, SatEngine};
 use crate::instance::Instance;
 use crate::milp::MilpOptions;
-use crate::solve::{Deadline, SolveOptions, SolveResult, Status, StepAside};
+use crate::solve::{NoteKind, SolveOptions, SolveResult, Status, StepAside};
 
 /// Largest node graph (over tiling choices) handed to the exact engines.
 pub const EXACT_MAX_NODES: u64 = 5_000;
@@ -75,169 +75,120 @@ pub fn merge(a: SolveResult, b: SolveResult) -> SolveResult {
     best
 }
 
-/// The portfolio.
+/// The portfolio (`--engine auto`): list scheduling for the incumbent, then
+/// the exact engines through the [`Engine`] interface, chosen by size.
+#[derive(Clone, Debug, Default)]
+pub struct Portfolio {
+    pub milp: MilpOptions,
+}
+
+/// The portfolio run alone (tests and library callers; `tmin solve` goes
+/// through `engine::run`).
 pub fn solve(inst: &Instance, opts: &SolveOptions, mopts: &MilpOptions) -> SolveResult {
-    let t0 = Instant::now();
-    let deadline = Deadline::after(opts.time_limit);
-    let bounds = lower_bounds(inst);
-    let mut r = run(inst, opts, mopts, &deadline, &bounds);
-    r.wall_seconds = t0.elapsed().as_secs_f64();
-    r
+    crate::engine::solve(
+        &Portfolio {
+            milp: mopts.clone(),
+        },
+        inst,
+        opts,
+    )
 }
 
 fn note(r: &mut SolveResult, s: String) {
-    log::info!("auto: {s}");
-    r.notes.push(format!("auto: {s}"));
+    r.note(format!("auto: {s}"));
 }
 
-fn run(
-    inst: &Instance,
-    opts: &SolveOptions,
-    mopts: &MilpOptions,
-    deadline: &Deadline,
-    bounds: &Bounds,
-) -> SolveResult {
-    let nodes = max_nodes(inst);
-    if !inst.ops_without_usable_tiling().is_empty() || nodes > EXACT_MAX_NODES {
-        let mut r = crate::list::solve_with_bounds(inst, opts, bounds);
-        if nodes > EXACT_MAX_NODES {
+/// The incumbent step's share: 5 % of the time plus 1 % per 40 nodes, at
+/// most 30 % (larger instances may use more list time: the exact engines
+/// rarely beat a good incumbent there, and their proofs need a tight one),
+/// 20 ms to 30 s; cut short when list scheduling stalls.
+const INCUMBENT: IncumbentShare = IncumbentShare {
+    seconds: |limit, nodes| {
+        let frac = (0.05 + nodes as f64 / 4000.0).min(0.3);
+        (limit * frac).clamp(0.02, 30.0)
+    },
+    patience: Some(crate::list::INCUMBENT_PATIENCE),
+};
+
+impl Engine for Portfolio {
+    fn name(&self) -> &'static str {
+        "auto"
+    }
+
+    fn search(&self, ctx: &Context, inc: SolveResult) -> SolveResult {
+        let inst = ctx.inst;
+        let nodes = max_nodes(inst);
+        let fresh = inc.schedule.is_none() && inc.notes.is_empty();
+        if !inst.ops_without_usable_tiling().is_empty() || nodes > EXACT_MAX_NODES {
+            let mut r = ListEngine::default().search(ctx, inc);
+            if nodes > EXACT_MAX_NODES {
+                note(
+                    &mut r,
+                    format!(
+                        "up to {nodes} nodes (> {EXACT_MAX_NODES}): list scheduling only, exact engines skipped"
+                    ),
+                );
+            }
+            r.engine = "auto(list)".into();
+            return r;
+        }
+        let inc = if fresh {
+            crate::engine::incumbent(ctx, INCUMBENT)
+        } else {
+            inc
+        };
+        if inc.status.is_settled() {
+            let mut inc = inc;
+            inc.engine = "auto(list)".into();
+            return inc;
+        }
+        let r = self.exact(ctx, nodes, inc);
+        let mut r = crate::engine::list_for_the_rest(ctx, r);
+        r.engine = format!("auto({})", r.engine);
+        r
+    }
+}
+
+impl Portfolio {
+    /// The exact engines on the incumbent. SAT first (clause learning proves
+    /// job-shop-like instances far faster than the MILP); with two threads or
+    /// more the MILP runs beside it and the results are merged.
+    fn exact(&self, ctx: &Context, nodes: u64, mut inc: SolveResult) -> SolveResult {
+        let (inst, opts, deadline) = (ctx.inst, ctx.opts, &ctx.deadline);
+        let milp = MilpEngine {
+            options: self.milp.clone(),
+        };
+        if opts.threads >= 2 {
             note(
-                &mut r,
+                &mut inc,
                 format!(
-                    "up to {nodes} nodes (> {EXACT_MAX_NODES}): list scheduling only, exact engines skipped"
+                    "{nodes} nodes: SAT and MILP side by side ({} threads)",
+                    opts.threads
                 ),
             );
+            return side_by_side(ctx, &milp, inc);
         }
-        r.engine = "auto(list)".into();
-        return r;
-    }
-
-    // 1. Incumbent: list scheduling on a small share of the time, cut short
-    // when it stalls. Larger instances may use more list time: the exact
-    // engines rarely beat a good incumbent there, and their proofs need a
-    // tight one.
-    let frac = (0.05 + nodes as f64 / 4000.0).min(0.3);
-    let share = (opts.time_limit.as_secs_f64() * frac).clamp(0.02, 30.0);
-    let list_opts = SolveOptions {
-        time_limit: Duration::from_secs_f64(share),
-        list_patience: Some(crate::list::INCUMBENT_PATIENCE),
-        ..opts.clone()
-    };
-    let t_list = Instant::now();
-    let mut inc = crate::list::solve_with_bounds(inst, &list_opts, bounds);
-    let msg = match inc.makespan {
-        Some(m) => format!(
-            "incumbent {m} from list scheduling in {:.2} s (at most {share:.2} s; it stops when it stalls)",
-            t_list.elapsed().as_secs_f64()
-        ),
-        None => "list scheduling found no schedule: the exact engines decide".to_string(),
-    };
-    note(&mut inc, msg);
-    if inc.status == Status::Optimal {
-        note(&mut inc, "the incumbent meets the lower bound: done".into());
-        inc.engine = "auto(list)".into();
-        return inc;
-    }
-
-    // 2. Exact engines on the same incumbent. SAT first (clause learning proves
-    //    job-shop-like instances far faster than the MILP); with two threads or
-    //    more the MILP runs beside it and the results are merged.
-    let r = if opts.threads >= 2 {
-        note(
-            &mut inc,
-            format!(
-                "{nodes} nodes: SAT and MILP side by side ({} threads)",
-                opts.threads
-            ),
-        );
-        // The first engine to settle the instance (a proof) stops the other.
-        let flag = Arc::new(AtomicBool::new(false));
-        let shared = deadline.with_cancel(flag.clone());
-        let settled = |r: &SolveResult| {
-            if matches!(r.status, Status::Optimal | Status::Infeasible) {
-                flag.store(true, Ordering::Relaxed);
-            }
-        };
-        let (sat, milp) = std::thread::scope(|s| {
-            let inc_sat = inc.clone();
-            let inc_milp = inc.clone();
-            let (d_sat, d_milp) = (&shared, &shared);
-            let h_sat = s.spawn(|| {
-                let r = crate::sat::search_certified(
-                    inst,
-                    d_sat,
-                    bounds,
-                    inc_sat,
-                    None,
-                    opts.memory_limit_mib,
-                    opts.certify.as_deref(),
-                );
-                settled(&r);
-                r
-            });
-            // One thread each: HiGHS would otherwise take all `threads` beside SAT.
-            let milp_opts = SolveOptions {
-                threads: 1,
-                ..opts.clone()
-            };
-            let h_milp = s.spawn(move || {
-                let r = crate::milp::search(inst, &milp_opts, mopts, d_milp, bounds, inc_milp);
-                settled(&r);
-                r
-            });
-            (h_sat.join(), h_milp.join())
-        });
-        // A panicking engine thread is an internal error, never dropped
-        // silently (the CLI's panic hook ends the process first; library
-        // callers get it here).
-        let panicked = |p: Box<dyn std::any::Any + Send>, which: &str| {
-            let msg = p
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| p.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "no message".into());
-            format!("the {which} engine thread panicked: {msg}")
-        };
-        match (sat, milp) {
-            (Ok(a), Ok(b)) => merge(a, b),
-            (Ok(mut a), Err(p)) => {
-                a.internal(panicked(p, "MILP"));
-                a
-            }
-            (Err(p), Ok(mut b)) => {
-                b.internal(panicked(p, "SAT"));
-                b
-            }
-            (Err(p), Err(q)) => {
-                inc.internal(panicked(p, "SAT"));
-                inc.internal(panicked(q, "MILP"));
-                inc
-            }
-        }
-    } else if let Err(why) = crate::sat::fits(inst, inc.makespan, opts.memory_limit_mib) {
-        // Long horizons: the order encoding grows with time, the continuous-time
-        // MILP does not. It gets most of the time; list scheduling the rest.
-        let milp_deadline = deadline.share(0.6);
-        note(
-            &mut inc,
-            format!(
-                "{why}: MILP engine (its model chosen by horizon) on {:.1} s (one thread)",
+        if let Err(why) = crate::sat::fits(inst, inc.makespan, opts.memory_limit_mib) {
+            // Long horizons: the order encoding grows with time, the
+            // continuous-time MILP does not. It gets most of the time; list
+            // scheduling the rest.
+            let milp_deadline = deadline.share(0.6);
+            let msg = format!(
+                "auto: {why}: MILP engine (its model chosen by horizon) on {:.1} s (one thread)",
                 milp_deadline.remaining().as_secs_f64()
-            ),
-        );
-        crate::milp::search(inst, opts, mopts, &milp_deadline, bounds, inc)
-    } else {
-        // Up to SAT_ALL_NODES nodes the SAT engine gets all the remaining time;
-        // beyond, half of it, and list scheduling the rest.
+            );
+            inc.step_aside(why.why, msg);
+            return milp.search(&ctx.with_deadline(milp_deadline), inc);
+        }
+        // Up to SAT_ALL_NODES nodes the SAT engine gets all the remaining
+        // time; beyond, half of it, and list scheduling the rest. A first
+        // probe still undecided at half its time rarely ends well (the
+        // encoding is too hard to start on): it hands the rest back.
         let sat_deadline = if nodes <= SAT_ALL_NODES {
             deadline.clone()
         } else {
             deadline.share(0.5)
         };
-        // A first probe that is still undecided at half the time rarely ends
-        // well (the encoding is too hard to start on): the search hands the
-        // rest back to list scheduling from the incumbent.
-        let first_answer_by = sat_deadline.at_share(0.5);
         note(
             &mut inc,
             format!(
@@ -246,56 +197,88 @@ fn run(
                 sat_deadline.remaining().as_secs_f64()
             ),
         );
-        let mut r = crate::sat::search_certified(
-            inst,
-            &sat_deadline,
-            bounds,
-            inc,
-            Some(first_answer_by),
-            opts.memory_limit_mib,
-            opts.certify.as_deref(),
-        );
-        // SAT stepped aside (its encoding over the memory budget or beyond its
-        // horizon, or the deadline came while it was built): the MILP on a
-        // share of what is left, then list scheduling below.
+        let sat = SatEngine {
+            first_answer_share: Some(0.5),
+        };
+        let mut r = sat.search(&ctx.with_deadline(sat_deadline), inc);
+        // SAT stepped aside (its encoding over the memory budget or beyond
+        // its horizon, or the deadline came while it was built): the MILP on
+        // a share of what is left, then list scheduling.
         if let Some(why) = r.stepped_aside.clone()
             && why != StepAside::DeadlineDuringEncoding
             && deadline.remaining() > Duration::from_millis(500)
         {
             let milp_deadline = deadline.share(0.6);
-            note(
-                &mut r,
-                format!(
-                    "SAT stepped aside ({why}): MILP engine on {:.1} s (one thread)",
-                    milp_deadline.remaining().as_secs_f64()
-                ),
+            let msg = format!(
+                "auto: SAT stepped aside ({why}): MILP engine on {:.1} s (one thread)",
+                milp_deadline.remaining().as_secs_f64()
             );
-            r = crate::milp::search(inst, opts, mopts, &milp_deadline, bounds, r);
+            r.note_as(NoteKind::SteppedAside, msg);
+            r = milp.search(&ctx.with_deadline(milp_deadline), r);
         }
         r
-    };
-    let mut r = r;
-    // Time left and no proof (e.g. an instance too large for the encodings):
-    // list scheduling improves the incumbent until the limit.
-    if r.status == Status::Feasible && deadline.remaining() > Duration::from_millis(500) {
-        // From the best schedule so far, so the list engine's improvement
-        // passes start where the exact engine stopped.
-        let rest = SolveOptions {
-            time_limit: deadline.remaining(),
-            start: r.schedule.clone().map(Arc::new),
-            ..opts.clone()
-        };
-        let more = crate::list::solve_with_bounds(inst, &rest, bounds);
-        let before = r.makespan;
-        r = merge(r, more);
-        let shown = |m: Option<u128>| m.map_or("none".to_string(), |m| m.to_string());
-        let msg = format!(
-            "no proof yet: list scheduling used the rest of the time (makespan {} -> {})",
-            shown(before),
-            shown(r.makespan)
-        );
-        note(&mut r, msg);
     }
-    r.engine = format!("auto({})", r.engine);
-    r
+}
+
+/// SAT and MILP on the same incumbent in two threads; the first to settle the
+/// instance (a proof) stops the other through the deadline's cancel flag.
+fn side_by_side(ctx: &Context, milp: &MilpEngine, inc: SolveResult) -> SolveResult {
+    let flag = Arc::new(AtomicBool::new(false));
+    let shared = ctx.with_deadline(ctx.deadline.with_cancel(flag.clone()));
+    let settled = |r: &SolveResult| {
+        if r.status.is_settled() {
+            flag.store(true, Ordering::Relaxed);
+        }
+    };
+    // One thread each: HiGHS would otherwise take all `threads` beside SAT.
+    let milp_opts = SolveOptions {
+        threads: 1,
+        ..ctx.opts.clone()
+    };
+    let milp_ctx = Context {
+        opts: &milp_opts,
+        ..shared.with_deadline(shared.deadline.clone())
+    };
+    let (sat, milp_r) = std::thread::scope(|s| {
+        let (inc_sat, inc_milp) = (inc.clone(), inc.clone());
+        let (shared, milp_ctx, settled) = (&shared, &milp_ctx, &settled);
+        let h_sat = s.spawn(move || {
+            let r = SatEngine::default().search(shared, inc_sat);
+            settled(&r);
+            r
+        });
+        let h_milp = s.spawn(move || {
+            let r = milp.search(milp_ctx, inc_milp);
+            settled(&r);
+            r
+        });
+        (h_sat.join(), h_milp.join())
+    });
+    // A panicking engine thread is an internal error, never dropped silently
+    // (the CLI's panic hook ends the process first; library callers get it here).
+    let panicked = |p: Box<dyn std::any::Any + Send>, which: &str| {
+        let msg = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".into());
+        format!("the {which} engine thread panicked: {msg}")
+    };
+    match (sat, milp_r) {
+        (Ok(a), Ok(b)) => merge(a, b),
+        (Ok(mut a), Err(p)) => {
+            a.internal(panicked(p, "MILP"));
+            a
+        }
+        (Err(p), Ok(mut b)) => {
+            b.internal(panicked(p, "SAT"));
+            b
+        }
+        (Err(p), Err(q)) => {
+            let mut inc = inc;
+            inc.internal(panicked(p, "SAT"));
+            inc.internal(panicked(q, "MILP"));
+            inc
+        }
+    }
 }

@@ -282,8 +282,33 @@ pub fn solve_json_named(
         "read_seconds": read_seconds,
         "total_seconds": total_seconds,
         "version": VERSION,
-        "notes": r.notes,
+        "stepped_aside": r.stepped_aside.as_ref().map(|w| w.to_string()),
+        "notes": r.notes.iter().map(note_json).collect::<Vec<_>>(),
     })
+}
+
+/// A note in JSON: its kind, its text, and the data its kind carries.
+fn note_json(n: &crate::solve::Note) -> Value {
+    use crate::solve::NoteKind as K;
+    let mut v = json!({"kind": n.kind.name(), "text": n.text});
+    match &n.kind {
+        K::Encoding {
+            clauses,
+            event_points,
+        } => {
+            v["clauses"] = json!(clauses);
+            v["event_points"] = json!(event_points);
+        }
+        K::Unschedulable { op, tiling, proven } => {
+            v["op"] = json!(op);
+            v["tiling"] = json!(tiling);
+            v["proven"] = json!(proven);
+        }
+        K::NoTilingForOp { op } => v["op"] = json!(op),
+        K::Certificate { certified } => v["certified"] = json!(certified),
+        _ => {}
+    }
+    v
 }
 
 /// The text summary of `tmin solve`.

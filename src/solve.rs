@@ -32,6 +32,10 @@ pub enum Status {
 }
 
 impl Status {
+    /// Optimal or infeasible: nothing left to search.
+    pub fn is_settled(self) -> bool {
+        matches!(self, Status::Optimal | Status::Infeasible)
+    }
     pub fn name(self) -> &'static str {
         match self {
             Status::Optimal => "optimal",
@@ -51,7 +55,8 @@ impl fmt::Display for Status {
 /// Default `SolveOptions::memory_limit_mib` (`--memory-limit`).
 pub const DEFAULT_MEMORY_LIMIT_MIB: u64 = 512;
 
-/// Options shared by all engines.
+/// Options shared by all engines (each engine's own knobs live in its own
+/// options: `list::ListOptions`, `milp::MilpOptions`).
 #[derive(Clone, Debug)]
 pub struct SolveOptions {
     /// Wall-clock budget for the whole solve, from the call (any value: a limit
@@ -61,11 +66,6 @@ pub struct SolveOptions {
     pub threads: usize,
     /// Print progress lines on stderr.
     pub progress: bool,
-    /// List scheduling stops early once this many sampling passes in a row
-    /// brought no better makespan (tiling moves: this many, and at least as
-    /// many as came before them). `None`: it uses the whole time limit. The exact engines set it for their incumbent step, where a
-    /// few seconds of stalled sampling are better spent on proofs.
-    pub list_patience: Option<usize>,
     /// A legal schedule to start from (`--start`): the list engine takes it as
     /// its first incumbent, so every engine's search begins at or below it.
     pub start: Option<std::sync::Arc<Schedule>>,
@@ -86,7 +86,6 @@ impl Default for SolveOptions {
             seed: 1,
             threads: 1,
             progress: false,
-            list_patience: None,
             start: None,
             memory_limit_mib: DEFAULT_MEMORY_LIMIT_MIB,
             certify: None,
@@ -192,14 +191,32 @@ pub enum StepAside {
     /// The makespans to search lie beyond the times the engine represents
     /// exactly (`horizon`: the largest makespan it would have to encode).
     HorizonBeyondEngine { horizon: u128, max: u128 },
-    /// The model would exceed the memory budget (`--memory-limit`).
-    OverMemoryBudget { estimated_mib: u64, budget_mib: u64 },
+    /// The model would exceed the memory budget (`--memory-limit`), found at
+    /// `stage`.
+    OverMemoryBudget {
+        estimated_mib: u64,
+        budget_mib: u64,
+        stage: BudgetStage,
+    },
     /// The deadline (or the portfolio's cancel flag) came while the model was
     /// being built.
     DeadlineDuringEncoding,
     /// The model is too large for the engine in another respect (e.g. more
     /// tiling combinations than the MILP enumerates).
     TooLarge,
+}
+
+/// When an exact engine found its model over the memory budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BudgetStage {
+    /// Estimated before anything was built (refused up front).
+    Estimate,
+    /// The model's nodes alone, before any clause.
+    Model,
+    /// Counted while the encoding was built (the build stopped).
+    Build,
+    /// Lazy cuts added during the search took it over.
+    LazyCuts,
 }
 
 impl fmt::Display for StepAside {
@@ -212,6 +229,7 @@ impl fmt::Display for StepAside {
             StepAside::OverMemoryBudget {
                 estimated_mib,
                 budget_mib,
+                ..
             } => write!(
                 f,
                 "encoding over the memory budget (about {estimated_mib} MiB, budget {budget_mib} MiB; \
@@ -220,6 +238,93 @@ impl fmt::Display for StepAside {
             StepAside::DeadlineDuringEncoding => f.write_str("deadline during encoding"),
             StepAside::TooLarge => f.write_str("model too large for the engine"),
         }
+    }
+}
+
+/// What a note is about: callers and tests decide on the kind (and the data
+/// it carries), never on the wording, which is for people.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NoteKind {
+    /// What an engine did or decided (time shares, passes, which rule won).
+    Info,
+    /// Where the first schedule came from (the incumbent step).
+    Incumbent,
+    /// The time an unfinished search left went to list scheduling.
+    ListForTheRest,
+    /// An exact model as built: its size, and whether time was compressed
+    /// to event points (sums of durations) instead of every instant.
+    Encoding { clauses: u64, event_points: bool },
+    /// An exact engine stepped aside (`SolveResult::stepped_aside` says why).
+    SteppedAside,
+    /// Tilings left out: dominated, or proven never schedulable.
+    Pruned,
+    /// No legal schedule with this tiling of this op (ids as in the input):
+    /// proven (an exact engine: the tiling is never schedulable, even alone)
+    /// or only not found (list scheduling).
+    Unschedulable { op: u32, tiling: u32, proven: bool },
+    /// Infeasible: this op (id as in the input) has no tiling that can be
+    /// used or scheduled.
+    NoTilingForOp { op: u32 },
+    /// List scheduling's tiling repair (after both starting tiling choices
+    /// deadlocked): whether it found a schedulable choice.
+    TilingRepair { found: bool },
+    /// `--certify`: whether the reported bound (or the infeasibility) rests
+    /// on certificates written for it.
+    Certificate { certified: bool },
+    /// An engine bug (also in `SolveResult::internal_error`).
+    Internal,
+}
+
+impl NoteKind {
+    /// The kind's name in JSON output.
+    pub fn name(&self) -> &'static str {
+        match self {
+            NoteKind::Info => "info",
+            NoteKind::Incumbent => "incumbent",
+            NoteKind::ListForTheRest => "list-for-the-rest",
+            NoteKind::Encoding { .. } => "encoding",
+            NoteKind::SteppedAside => "stepped-aside",
+            NoteKind::Pruned => "pruned",
+            NoteKind::Unschedulable { .. } => "unschedulable",
+            NoteKind::NoTilingForOp { .. } => "no-tiling-for-op",
+            NoteKind::TilingRepair { .. } => "tiling-repair",
+            NoteKind::Certificate { .. } => "certificate",
+            NoteKind::Internal => "internal",
+        }
+    }
+}
+
+/// A note: a kind to decide on and a text for people.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Note {
+    pub kind: NoteKind,
+    pub text: String,
+}
+
+impl Note {
+    pub fn info(text: impl Into<String>) -> Self {
+        Note {
+            kind: NoteKind::Info,
+            text: text.into(),
+        }
+    }
+}
+
+impl From<String> for Note {
+    fn from(text: String) -> Self {
+        Note::info(text)
+    }
+}
+
+impl From<&str> for Note {
+    fn from(text: &str) -> Self {
+        Note::info(text)
+    }
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
     }
 }
 
@@ -252,8 +357,9 @@ pub struct SolveResult {
     pub bound_source: String,
     pub engine: String,
     pub wall_seconds: f64,
-    /// Human notes: decisions taken, which pass won, why a fallback happened.
-    pub notes: Vec<String>,
+    /// Notes: decisions taken, which pass won, why a fallback happened; each
+    /// with a kind (`NoteKind`) for callers, and a text for people.
+    pub notes: Vec<Note>,
     /// An engine bug (a schedule the validator rejected, contradictory
     /// verdicts, a panicking engine thread): the CLI reports it and exits 70.
     pub internal_error: Option<String>,
@@ -379,17 +485,31 @@ impl SolveResult {
         }
     }
 
+    /// Adds a note of kind `Info`.
     pub fn note(&mut self, s: impl Into<String>) {
-        let s = s.into();
-        log::info!("{s}");
-        self.notes.push(s);
+        self.note_as(NoteKind::Info, s);
+    }
+
+    /// Adds a note of the given kind.
+    pub fn note_as(&mut self, kind: NoteKind, s: impl Into<String>) {
+        let text = s.into();
+        log::info!("{text}");
+        self.notes.push(Note { kind, text });
+    }
+
+    /// Whether a note of a kind matching `f` was made.
+    pub fn has_note(&self, f: impl Fn(&NoteKind) -> bool) -> bool {
+        self.notes.iter().any(|n| f(&n.kind))
     }
 
     /// Records an engine bug (typed: the CLI exits 70 on it), also as a note.
     pub fn internal(&mut self, e: impl Into<String>) {
         let e = e.into();
         log::error!("internal error: {e}");
-        self.notes.push(format!("internal error: {e}"));
+        self.notes.push(Note {
+            kind: NoteKind::Internal,
+            text: format!("internal error: {e}"),
+        });
         self.internal_error = Some(match self.internal_error.take() {
             Some(before) => format!("{before}; {e}"),
             None => e,
@@ -413,7 +533,7 @@ impl SolveResult {
 
     /// Records why an exact engine stepped aside (typed), with a note.
     pub fn step_aside(&mut self, why: StepAside, note: impl Into<String>) {
-        self.note(note);
+        self.note_as(NoteKind::SteppedAside, note);
         self.stepped_aside = Some(why);
     }
 }

@@ -15,7 +15,7 @@ use common::tmin;
 use tmin::import::read_jsp;
 use tmin::instance::{Instance, parse_reader};
 use tmin::sat::certify::{Certifier, CheckError, check, check_dir, conclude};
-use tmin::solve::{SolveOptions, SolveResult, Status};
+use tmin::solve::{NoteKind, SolveOptions, SolveResult, Status};
 
 fn inst(text: &str, name: &str) -> Instance {
     parse_reader(text.as_bytes(), name).unwrap_or_else(|e| panic!("{e}"))
@@ -116,9 +116,7 @@ fn ft06_optimum_55_is_certified_by_a_checked_proof() {
             .any(|x| x.claim.as_deref() == Some("no schedule with makespan <= 54"))
     );
     assert!(
-        r.notes
-            .iter()
-            .any(|n| n.contains("--certify: the lower bound 55 is certified by")),
+        r.has_note(|k| *k == NoteKind::Certificate { certified: true }),
         "{:?}",
         r.notes
     );
@@ -181,9 +179,7 @@ fn example1_bound_rests_on_no_sat_answer() {
         assert!(done.certificates.is_empty());
         assert!(!done.final_bound_certified);
         assert!(
-            r.notes.iter().any(|n| n
-                .starts_with("--certify: nothing certified: the lower bound 38")
-                && n.contains("rests on no SAT answer")),
+            r.has_note(|k| *k == NoteKind::Certificate { certified: false }),
             "{engine}: {:?}",
             r.notes
         );
@@ -191,15 +187,15 @@ fn example1_bound_rests_on_no_sat_answer() {
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
 }
 
-/// The clause count of the static encoding, from the engine's note.
+/// The clause count of the static encoding, from the engine's typed note.
 fn static_clauses(r: &SolveResult) -> usize {
-    let n = r
-        .notes
+    r.notes
         .iter()
-        .find(|n| n.starts_with("encoding:"))
-        .expect("an encoding note");
-    let at = n.find(" clauses").unwrap();
-    n[..at].rsplit(' ').next().unwrap().parse().unwrap()
+        .find_map(|n| match n.kind {
+            NoteKind::Encoding { clauses, .. } => Some(clauses as usize),
+            _ => None,
+        })
+        .expect("an encoding note")
 }
 
 /// Every duration is 2, so the time unit is 2: the probe "<= 4 units" is

@@ -11,7 +11,7 @@ use tmin::instance::{Instance, parse_reader};
 use tmin::list::priority::{Paths, Rule, keys};
 use tmin::list::sgs::{Guide, Mode, Model, Stop, activity_list, run};
 use tmin::schedule::check;
-use tmin::solve::{Deadline, SolveOptions, Status};
+use tmin::solve::{Deadline, NoteKind, SolveOptions, Status};
 
 /// A deadline no test reaches.
 fn forever() -> Deadline {
@@ -357,9 +357,12 @@ fn an_unschedulable_tiling_is_avoided_and_reported() {
     let s = r.schedule.as_ref().unwrap();
     assert_eq!(inst.library.tilings[s.choice[0] as usize].id, 1);
     assert!(
-        r.notes
-            .iter()
-            .any(|n| n.contains("op 7 tiling 0: no legal schedule found")),
+        r.has_note(|k| *k
+            == NoteKind::Unschedulable {
+                op: 7,
+                tiling: 0,
+                proven: false
+            }),
         "{:?}",
         r.notes
     );
@@ -382,9 +385,7 @@ fn tiling_repair_finds_the_only_schedulable_tiling() {
     let s = r.schedule.as_ref().unwrap();
     assert_eq!(inst.library.tilings[s.choice[0] as usize].id, 2);
     assert!(
-        r.notes
-            .iter()
-            .any(|n| n.starts_with("tiling repair: makespan 6")),
+        r.has_note(|k| *k == NoteKind::TilingRepair { found: true }),
         "{:?}",
         r.notes
     );

@@ -306,31 +306,29 @@ GetInferenceScheResult([],[[1,1,1],[2,2,1]])";
     optimum_everywhere(&parse(huge), 6_000_000_000_000_000_000);
 }
 
-/// The portfolio's entry point: from a shared incumbent, or from none.
+/// Through the engine interface, as the portfolio calls it: from a shared
+/// incumbent (list scheduling's), or from none.
 #[test]
 fn search_from_a_shared_incumbent() {
+    use tmin::engine::{Context, Engine, ListEngine, MilpEngine};
     use tmin::solve::Deadline;
     for (text, expected) in [(JOINT, Some(6)), (HOLD, Some(4)), (DEADLOCK, None)] {
         let inst = parse(text);
         let bounds = tmin::bounds::lower_bounds(&inst);
-        let quick = SolveOptions {
-            time_limit: Duration::from_millis(20),
-            ..Default::default()
+        let o = opts(20);
+        let ctx = |d: Duration| Context {
+            inst: &inst,
+            bounds: &bounds,
+            deadline: Deadline::after(d),
+            opts: &o,
         };
+        let none = || SolveResult::without_schedule(Status::Unknown, 0, "none", "test");
         let given = [
-            tmin::list::solve_with_bounds(&inst, &quick, &bounds),
-            SolveResult::without_schedule(Status::Unknown, 0, "none", "test"),
+            ListEngine::default().search(&ctx(Duration::from_millis(20)), none()),
+            none(),
         ];
         for inc in given {
-            let deadline = Deadline::after(Duration::from_secs(20));
-            let r = tmin::milp::search(
-                &inst,
-                &opts(20),
-                &MilpOptions::default(),
-                &deadline,
-                &bounds,
-                inc,
-            );
+            let r = MilpEngine::default().search(&ctx(Duration::from_secs(20)), inc);
             sane(&inst, &r);
             match expected {
                 Some(m) => assert_eq!((r.status, r.makespan), (Status::Optimal, Some(m))),

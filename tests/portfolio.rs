@@ -8,7 +8,7 @@ use tmin::instance::{Instance, parse_reader};
 use tmin::milp::MilpOptions;
 use tmin::portfolio::{merge, solve};
 use tmin::schedule::check;
-use tmin::solve::{SolveOptions, SolveResult, Status};
+use tmin::solve::{BudgetStage, NoteKind, SolveOptions, SolveResult, Status, StepAside};
 
 fn jsp(name: &str) -> Instance {
     let path = format!("{}/tests/data/jsplib/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -129,7 +129,13 @@ fn long_horizons_use_event_points_or_the_milp() {
     let sat = tmin::sat::solve(&inst, &opts(30, 1));
     assert_eq!(sat.status, Status::Optimal, "{:?}", sat.notes);
     assert!(
-        sat.notes.iter().any(|n| n.contains("event points")),
+        sat.has_note(|k| matches!(
+            k,
+            NoteKind::Encoding {
+                event_points: true,
+                ..
+            }
+        )),
         "{:?}",
         sat.notes
     );
@@ -146,10 +152,15 @@ fn long_horizons_use_event_points_or_the_milp() {
     assert!(tmin::sat::fits(&inst, None, tmin::solve::DEFAULT_MEMORY_LIMIT_MIB).is_err());
     let r = solve(&inst, &opts(4, 1), &MilpOptions::default());
     assert!(r.engine.contains("milp"), "{}", r.engine);
+    // Refused up front on its estimate: the time went to the MILP.
     assert!(
-        r.notes
-            .iter()
-            .any(|n| n.contains("too large for the SAT encoding")),
+        matches!(
+            r.stepped_aside,
+            Some(StepAside::OverMemoryBudget {
+                stage: BudgetStage::Estimate,
+                ..
+            }) | Some(StepAside::HorizonBeyondEngine { .. })
+        ),
         "{:?}",
         r.notes
     );

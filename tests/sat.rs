@@ -10,7 +10,7 @@ use tmin::graph::NodeGraph;
 use tmin::import::read_jsp;
 use tmin::instance::{Instance, parse_reader};
 use tmin::schedule::{Schedule, check};
-use tmin::solve::{SolveOptions, SolveResult, Status};
+use tmin::solve::{NoteKind, SolveOptions, SolveResult, Status};
 
 fn inst(text: &str) -> Instance {
     parse_reader(text.as_bytes(), "inline.txt").unwrap_or_else(|e| panic!("{e}"))
@@ -103,9 +103,7 @@ fn only_usable_tiling_never_schedulable_is_infeasible() {
     assert_eq!(r.status, Status::Infeasible, "{r:#?}");
     assert!(r.schedule.is_none());
     assert!(
-        r.notes
-            .iter()
-            .any(|n| n.contains("infeasible") && n.contains("op 1")),
+        r.has_note(|k| *k == NoteKind::NoTilingForOp { op: 1 }),
         "{:?}",
         r.notes
     );
@@ -421,20 +419,14 @@ fn without_an_incumbent_list_scheduling_runs_again_without_pruned_tilings() {
         tmin::solve::DEFAULT_MEMORY_LIMIT_MIB,
     );
     assert_optimal(&r, 18);
-    assert!(
-        r.notes
-            .iter()
-            .any(|n| n.contains("op 7 tiling 0: no legal schedule even alone")),
-        "{:?}",
-        r.notes
-    );
-    assert!(
-        r.notes
-            .iter()
-            .any(|n| n.starts_with("list scheduling without the pruned tilings: makespan 18")),
-        "{:?}",
-        r.notes
-    );
+    let proven = NoteKind::Unschedulable {
+        op: 7,
+        tiling: 0,
+        proven: true,
+    };
+    assert!(r.has_note(|k| *k == proven), "{:?}", r.notes);
+    // The incumbent (there was none) came from list scheduling without it.
+    assert!(r.has_note(|k| *k == NoteKind::Incumbent), "{:?}", r.notes);
     let s = r.schedule.as_ref().unwrap();
     assert_eq!(i.library.tilings[s.choice[0] as usize].id, 1);
 }

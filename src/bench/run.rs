@@ -327,7 +327,6 @@ fn solve_one(
         seed: s.seed,
         threads: s.threads,
         progress: false,
-        list_patience: None,
         start: None,
         memory_limit_mib: crate::solve::DEFAULT_MEMORY_LIMIT_MIB,
         certify: None,

@@ -23,10 +23,10 @@ pub mod tiling_search;
 
 use std::time::Instant;
 
-use crate::bounds::{Bounds, lower_bounds};
+use crate::bounds::Bounds;
 use crate::graph::NodeGraph;
 use crate::instance::Instance;
-use crate::solve::{Deadline, Progress, SolveOptions, SolveResult, Status};
+use crate::solve::{Deadline, Note, NoteKind, Progress, SolveOptions, SolveResult, Status};
 
 use priority::Rng;
 pub use search::Searcher;
@@ -52,8 +52,19 @@ fn deterministic_share(nodes: usize) -> f64 {
     if nodes > 300_000 { 0.7 } else { 0.35 }
 }
 
+/// The list engine's own knobs.
+#[derive(Clone, Debug, Default)]
+pub struct ListOptions {
+    /// Stop early once this many sampling passes in a row brought no better
+    /// makespan (tiling moves: this many, and at least as many as came before
+    /// them). `None`: use the whole time limit. The incumbent step of the
+    /// exact engines sets it: a few seconds of stalled sampling are better
+    /// spent on proofs.
+    pub patience: Option<usize>,
+}
+
 /// Patience of the incumbent step of the exact engines and the portfolio
-/// (`SolveOptions::list_patience`): small graphs stall within milliseconds;
+/// (`ListOptions::patience`): small graphs stall within milliseconds;
 /// large ones, or ones still improving, reach their time share.
 pub const INCUMBENT_PATIENCE: usize = 200;
 
@@ -115,29 +126,33 @@ fn stuck_note(inst: &Instance, d: &sgs::Deadlock) -> String {
     )
 }
 
-/// The list-scheduling engine.
+/// The list-scheduling engine, run alone.
 pub fn solve(inst: &Instance, opts: &SolveOptions) -> SolveResult {
-    let t0 = Instant::now();
-    let bounds = lower_bounds(inst);
-    let mut r = solve_with_bounds(inst, opts, &bounds);
-    r.wall_seconds = t0.elapsed().as_secs_f64();
-    r
+    crate::engine::solve(&crate::engine::ListEngine::default(), inst, opts)
 }
 
 /// One pass of `rule` on the shortest-path tilings (the memory-lean ones when
 /// those cannot be scheduled), in the first mode that succeeds: parallel,
 /// memory-reserving, op windows, then guarded by the memory-frugal serial
 /// order. No search: a baseline greedy to compare heuristics with.
-pub fn greedy(inst: &Instance, opts: &SolveOptions, rule: priority::Rule) -> SolveResult {
+pub fn greedy(
+    inst: &Instance,
+    deadline: &Deadline,
+    bounds: &Bounds,
+    rule: priority::Rule,
+) -> SolveResult {
     let t0 = Instant::now();
     let engine = format!("greedy({})", rule.name());
-    let deadline = Deadline::after(opts.time_limit);
-    let bounds = lower_bounds(inst);
     let lb = bounds.best.value;
     let bad = inst.ops_without_usable_tiling();
     if !bad.is_empty() {
         let mut r = SolveResult::without_schedule(Status::Infeasible, 0, "none", &engine);
-        r.note(format!("infeasible: {}", inst.why_no_usable_tiling(bad[0])));
+        r.note_as(
+            NoteKind::NoTilingForOp {
+                op: inst.graph.ops[bad[0] as usize].id,
+            },
+            format!("infeasible: {}", inst.why_no_usable_tiling(bad[0])),
+        );
         return r;
     }
     let mut last = None;
@@ -151,7 +166,7 @@ pub fn greedy(inst: &Instance, opts: &SolveOptions, rule: priority::Rule) -> Sol
             continue;
         };
         let mut s = Searcher::new(&g);
-        s.single(rule, &deadline);
+        s.single(rule, deadline);
         if let Some(f) = s.best {
             let mut r = match SolveResult::found(inst, f.schedule, lb, &bounds.best.source, &engine)
             {
@@ -182,19 +197,29 @@ pub fn greedy(inst: &Instance, opts: &SolveOptions, rule: priority::Rule) -> Sol
 }
 
 /// The engine with precomputed bounds (the exact engines call this for their incumbent).
-pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) -> SolveResult {
+pub fn solve_with_bounds(
+    inst: &Instance,
+    opts: &SolveOptions,
+    lopts: &ListOptions,
+    bounds: &Bounds,
+) -> SolveResult {
     const ENGINE: &str = "list";
     let deadline = Deadline::after(opts.time_limit);
     let lb = bounds.best.value;
     let bad = inst.ops_without_usable_tiling();
     if !bad.is_empty() {
         let mut r = SolveResult::without_schedule(Status::Infeasible, 0, "none", ENGINE);
-        r.note(format!("infeasible: {}", inst.why_no_usable_tiling(bad[0])));
+        r.note_as(
+            NoteKind::NoTilingForOp {
+                op: inst.graph.ops[bad[0] as usize].id,
+            },
+            format!("infeasible: {}", inst.why_no_usable_tiling(bad[0])),
+        );
         return r;
     }
     let mut rng = Rng(opts.seed ^ 0x7431_6d69_6e00_0001);
     let progress = Progress::new(opts.progress);
-    let mut notes: Vec<String> = Vec::new();
+    let mut notes: Vec<Note> = Vec::new();
 
     // 1. Initial choice; if it cannot be scheduled, a memory-lean one.
     let mut choice = initial_choice(inst);
@@ -219,7 +244,7 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
         let g = match NodeGraph::new(inst, c.clone()) {
             Ok(g) => g,
             Err(e) => {
-                notes.push(e);
+                notes.push(Note::info(e));
                 continue;
             }
         };
@@ -233,23 +258,26 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
         free_stats = s.free_stats();
         pass_seconds = t.elapsed().as_secs_f64() / s.passes.max(1) as f64;
         if s.deadlocks > 0 {
-            notes.push(format!(
+            notes.push(Note::info(format!(
                 "{label}: {} unguarded attempts deadlocked on memory in {} passes (the pass then went on in a narrower or guarded mode)",
                 s.deadlocks, s.passes
-            ));
+            )));
         }
         if let Some(f) = s.best.take() {
             kept_guide = s.take_guide().map(|gd| (c.clone(), gd));
             choice = c;
-            notes.push(format!("{label}: makespan {} by {}", f.makespan, f.how));
+            notes.push(Note::info(format!(
+                "{label}: makespan {} by {}",
+                f.makespan, f.how
+            )));
             best = Some(f);
             break;
         }
         if let Some(d) = &s.last_deadlock {
-            notes.push(format!(
+            notes.push(Note::info(format!(
                 "{label}: no schedule found; {}",
                 stuck_note(inst, d)
-            ));
+            )));
         }
     }
     // A warm start (checked by the caller) replaces the scheme's schedule when
@@ -260,15 +288,17 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
             .and_then(|g| found_from(&g, st, "warm start"));
         match given {
             Some(f) if best.as_ref().is_none_or(|b| f.makespan <= b.makespan) => {
-                notes.push(format!("warm start: makespan {}", f.makespan));
+                notes.push(Note::info(format!("warm start: makespan {}", f.makespan)));
                 choice = st.choice.clone();
                 best = Some(f);
             }
-            Some(f) => notes.push(format!(
+            Some(f) => notes.push(Note::info(format!(
                 "warm start: makespan {}, list scheduling found better",
                 f.makespan
+            ))),
+            None => notes.push(Note::info(
+                "warm start ignored: it does not fit the instance",
             )),
-            None => notes.push("warm start ignored: it does not fit the instance".into()),
         }
     }
     // No schedule from either choice: with tight memory the tilings are to
@@ -286,38 +316,42 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
         );
         match rep.found {
             Some((c, f)) => {
-                notes.push(format!(
-                    "tiling repair: makespan {} after {} tries ({} restarts, {:.2} s), by {}",
-                    f.makespan,
-                    rep.tries,
-                    rep.restarts,
-                    t.elapsed().as_secs_f64(),
-                    f.how
-                ));
+                notes.push(Note {
+                    kind: NoteKind::TilingRepair { found: true },
+                    text: format!(
+                        "tiling repair: makespan {} after {} tries ({} restarts, {:.2} s), by {}",
+                        f.makespan,
+                        rep.tries,
+                        rep.restarts,
+                        t.elapsed().as_secs_f64(),
+                        f.how
+                    ),
+                });
                 choice = c;
                 best = Some(f);
             }
-            None => notes.push(format!(
-                "tiling repair: no schedulable choice in {} tries ({} restarts, {:.2} s; \
+            None => notes.push(Note {
+                kind: NoteKind::TilingRepair { found: false },
+                text: format!(
+                    "tiling repair: no schedulable choice in {} tries ({} restarts, {:.2} s; \
                  a longer --time-limit gives it more tries)",
-                rep.tries,
-                rep.restarts,
-                t.elapsed().as_secs_f64()
-            )),
+                    rep.tries,
+                    rep.restarts,
+                    t.elapsed().as_secs_f64()
+                ),
+            }),
         }
     }
     let Some(mut best) = best else {
         let mut r = SolveResult::without_schedule(Status::Unknown, lb, &bounds.best.source, ENGINE);
-        for n in notes {
-            r.note(n);
-        }
+        r.notes.extend(notes);
         r.note("no legal schedule found by list scheduling (not a proof of infeasibility)");
         return r;
     };
 
     log::debug!("first phase done in {:.2} s", deadline.elapsed());
     // 2. Tiling local search, when there is a choice and time for it.
-    let patience = opts.list_patience.unwrap_or(usize::MAX);
+    let patience = lopts.patience.unwrap_or(usize::MAX);
     if !flexible.is_empty() && best.makespan > lb {
         let out = tiling_search::improve(
             inst,
@@ -348,7 +382,7 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
         s.best = Some(best.clone());
         s.forward_backward(3, lb, &deadline);
         s.sample(&mut rng, lb, &deadline, patience, &progress);
-        notes.push(format!("sampling: {} passes", s.passes));
+        notes.push(Note::info(format!("sampling: {} passes", s.passes)));
         if let Some(f) = s.best
             && f.makespan < best.makespan
         {
@@ -371,9 +405,7 @@ pub fn solve_with_bounds(inst: &Instance, opts: &SolveOptions, bounds: &Bounds) 
             return r;
         }
     };
-    for n in notes {
-        r.note(n);
-    }
+    r.notes.extend(notes);
     r.note(format!("best schedule: {}", best.how));
     r
 }

@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::graph::NodeGraph;
 use crate::instance::Instance;
-use crate::solve::{Deadline, Progress};
+use crate::solve::{Deadline, Note, NoteKind, Progress};
 
 use super::priority::{Rng, Rule};
 use super::search::FreeStats;
@@ -23,7 +23,7 @@ use super::{Found, Searcher, tiling};
 /// What the search found and what to tell the user.
 pub struct Outcome {
     pub best: (Vec<u32>, Found),
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
 }
 
 /// A 64-bit hash of a tiling choice (a collision only skips one evaluation).
@@ -168,10 +168,10 @@ pub fn improve(
             best.how = format!("tiling move {moves}, {}", best.how);
         }
     }
-    let mut notes = vec![format!(
+    let mut notes = vec![Note::info(format!(
         "tiling search: {moves} moves over {} flexible ops, {improved} improvements",
         flexible.len()
-    )];
+    ))];
     // Tilings that never led to a schedule: report them (the exact engines
     // can prove whether they are infeasible).
     let mut never: Vec<(u32, u32, u32)> = outcome
@@ -181,13 +181,26 @@ pub fn improve(
         .collect();
     never.sort_unstable();
     for &(op, t, fail) in never.iter().take(10) {
-        notes.push(format!(
-            "op {} tiling {}: no legal schedule found with it ({fail} tries; memory)",
-            inst.graph.ops[op as usize].id, inst.library.tilings[t as usize].id
-        ));
+        let (op, tiling) = (
+            inst.graph.ops[op as usize].id,
+            inst.library.tilings[t as usize].id,
+        );
+        notes.push(Note {
+            kind: NoteKind::Unschedulable {
+                op,
+                tiling,
+                proven: false,
+            },
+            text: format!(
+                "op {op} tiling {tiling}: no legal schedule found with it ({fail} tries; memory)"
+            ),
+        });
     }
     if never.len() > 10 {
-        notes.push(format!("... and {} more such tilings", never.len() - 10));
+        notes.push(Note::info(format!(
+            "... and {} more such tilings",
+            never.len() - 10
+        )));
     }
     Outcome {
         best: (choice, best),

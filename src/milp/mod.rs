@@ -23,14 +23,13 @@ mod net;
 mod time_indexed;
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use crate::bounds::{Bounds, lower_bounds};
 use crate::graph::NodeGraph;
 use crate::instance::Instance;
 use crate::list::Searcher;
 use crate::schedule::Schedule;
-use crate::solve::{Deadline, SolveOptions, SolveResult, Status, StepAside};
+use crate::solve::{Deadline, Note, NoteKind, SolveOptions, SolveResult, Status, StepAside};
 
 use disjunctive::Disjunctive;
 use highs::{Params, RunStatus};
@@ -104,12 +103,12 @@ fn memory_is_precise(inst: &Instance) -> bool {
         .all(|(m, &gk)| gk == 0 || m.size / gk <= 1_000_000)
 }
 
-/// Solves with the MILP engine (list scheduling gives the incumbent).
+/// The MILP engine run alone (`engine::MilpEngine` through `engine::solve`).
 pub fn solve(inst: &Instance, opts: &SolveOptions, mopts: &MilpOptions) -> SolveResult {
-    let t0 = std::time::Instant::now();
-    let mut r = Engine::new(inst, opts, mopts, true).run();
-    r.wall_seconds = t0.elapsed().as_secs_f64();
-    r
+    let engine = crate::engine::MilpEngine {
+        options: mopts.clone(),
+    };
+    crate::engine::solve(&engine, inst, opts)
 }
 
 /// The exact search from an incumbent result (a legal schedule, or none) and
@@ -124,7 +123,14 @@ pub fn search(
     bounds: &Bounds,
     inc: SolveResult,
 ) -> SolveResult {
-    if matches!(inc.status, Status::Optimal | Status::Infeasible) {
+    if inc.status.is_settled() {
+        let mut inc = inc;
+        if let Some(dir) = &mopts.export_dir {
+            inc.note(format!(
+                "--export-model {}: no MILP model was built, nothing written (settled before the MILP)",
+                dir.display()
+            ));
+        }
         return inc;
     }
     let mut inc = inc;
@@ -144,6 +150,14 @@ pub fn search(
     r.notes = notes;
     r.carry_flags(&mut inc);
     r
+}
+
+/// Where an offered schedule comes from: only a MILP solution may break the
+/// memory rule for a documented reason (sizes beyond the solver's precision).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum From {
+    List,
+    Milp,
 }
 
 /// The engine's bugs into the typed field (`Engine::bug` noted them already).
@@ -167,7 +181,7 @@ fn count_text(x: Option<u64>) -> String {
 #[doc(hidden)]
 pub fn solve_cold(inst: &Instance, opts: &SolveOptions, mopts: &MilpOptions) -> SolveResult {
     let t0 = std::time::Instant::now();
-    let mut r = Engine::new(inst, opts, mopts, false).run();
+    let mut r = Engine::new(inst, opts, mopts, false).cold();
     r.wall_seconds = t0.elapsed().as_secs_f64();
     r
 }
@@ -182,7 +196,7 @@ struct Engine<'a> {
     /// The best makespan (u128::MAX without a schedule); u128: ends may pass u64.
     best_makespan: u128,
     best_how: String,
-    notes: Vec<String>,
+    notes: Vec<Note>,
     /// Engine bugs seen (typed in the result: the CLI exits 70).
     bugs: Vec<String>,
     /// Why the engine stepped aside, if it did.
@@ -226,61 +240,34 @@ impl<'a> Engine<'a> {
             use std::io::Write;
             let _ = writeln!(std::io::stderr(), "milp: {s}");
         }
-        self.notes.push(s);
+        self.notes.push(Note::info(s));
     }
 
     /// An engine bug: noted, and typed in the result (`internal_error`).
     fn bug(&mut self, e: String) {
         log::error!("{e}");
-        self.notes.push(format!("internal error: {e}"));
+        self.notes.push(Note {
+            kind: NoteKind::Internal,
+            text: format!("internal error: {e}"),
+        });
         self.bugs.push(e);
     }
 
-    fn run(mut self) -> SolveResult {
+    /// Without the list-scheduling incumbent (`solve_cold`): every schedule
+    /// comes from a MILP solution.
+    fn cold(mut self) -> SolveResult {
         let inst = self.inst;
-        // 1. Incumbent and bounds from the list engine, on a small share of the time.
-        let list_secs = (self.opts.time_limit.as_secs_f64() * 0.002).clamp(0.05, 0.5);
-        let list_opts = SolveOptions {
-            time_limit: Duration::from_secs_f64(list_secs.min(self.opts.time_limit.as_secs_f64())),
-            progress: false,
-            // No patience: the share is small (at most 0.5 s) and the MILP
-            // improves incumbents slowly, so a better MIP start pays.
-            ..self.opts.clone()
-        };
-        if !self.warm {
-            if let Some(&op) = inst.ops_without_usable_tiling().first() {
-                let mut r = SolveResult::without_schedule(Status::Infeasible, 0, "none", ENGINE);
-                r.note(format!("infeasible: {}", inst.why_no_usable_tiling(op)));
-                return r;
-            }
-            self.note("cold start: no list-scheduling incumbent".into());
-            return self.exact();
-        }
-        let list = crate::list::solve_with_bounds(inst, &list_opts, &self.bounds);
-        if let Some(e) = list.internal_error.clone() {
-            self.bug(format!("list scheduling: {e}"));
-        }
-        if list.status == Status::Infeasible {
-            let mut r = list;
-            r.engine = ENGINE.into();
+        if let Some(&op) = inst.ops_without_usable_tiling().first() {
+            let mut r = SolveResult::without_schedule(Status::Infeasible, 0, "none", ENGINE);
+            r.note_as(
+                NoteKind::NoTilingForOp {
+                    op: inst.graph.ops[op as usize].id,
+                },
+                format!("infeasible: {}", inst.why_no_usable_tiling(op)),
+            );
             return r;
         }
-        if let Some(s) = list.schedule.clone() {
-            self.best_makespan = list.makespan.unwrap_or(u128::MAX);
-            self.best = Some(s);
-            self.best_how = "list scheduling".into();
-        }
-        self.note(match list.makespan {
-            Some(m) => format!(
-                "incumbent from list scheduling ({list_secs:.2} s): makespan {m}, lower bound {}",
-                self.bounds.best.value
-            ),
-            None => "list scheduling found no schedule: the MILP starts without incumbent".into(),
-        });
-        if list.status == Status::Optimal {
-            self.note("list scheduling reached the combinatorial lower bound".into());
-            return self.finish(Vec::new());
-        }
+        self.note("cold start: no list-scheduling incumbent".into());
         self.exact()
     }
 
@@ -399,27 +386,17 @@ impl<'a> Engine<'a> {
         if let Some(f) = se.best
             && u128::from(f.makespan) < self.best_makespan
         {
-            let _ = self.offer(f.schedule, "list scheduling on a tiling combination");
+            let _ = self.offer(
+                f.schedule,
+                From::List,
+                "list scheduling on a tiling combination",
+            );
         }
     }
 
-    /// No MILP: list scheduling for the rest of the time.
-    fn fallback(mut self) -> SolveResult {
-        let remaining = self.deadline.remaining();
-        if remaining > Duration::from_millis(10) {
-            let o = SolveOptions {
-                time_limit: remaining,
-                progress: false,
-                ..self.opts.clone()
-            };
-            let r = crate::list::solve_with_bounds(self.inst, &o, &self.bounds);
-            if let Some(e) = r.internal_error.clone() {
-                self.bug(format!("list scheduling: {e}"));
-            }
-            if let Some(s) = r.schedule {
-                let _ = self.offer(s, "list scheduling (fallback)");
-            }
-        }
+    /// No MILP: the incumbent is handed back as it is; the caller's
+    /// `engine::list_for_the_rest` gives the time left to list scheduling.
+    fn fallback(self) -> SolveResult {
         self.finish(Vec::new())
     }
 
@@ -477,7 +454,7 @@ impl<'a> Engine<'a> {
 
     /// Offers a schedule; keeps it when it is legal and better. Ok(improved)
     /// when legal, Err when the validator rejected it.
-    fn offer(&mut self, s: Schedule, how: &str) -> Result<bool, ()> {
+    fn offer(&mut self, s: Schedule, from: From, how: &str) -> Result<bool, ()> {
         match SolveResult::found(self.inst, s.clone(), 0, "none", ENGINE) {
             Ok(r) => {
                 let Some(m) = r.makespan else {
@@ -500,14 +477,13 @@ impl<'a> Engine<'a> {
                     v.count(crate::schedule::Rule::Memory) > 0
                         && v.count(crate::schedule::Rule::Memory) == v.total()
                 });
-                let numeric =
-                    how.starts_with("MILP") && !memory_is_precise(self.inst) && only_memory;
+                let numeric = from == From::Milp && !memory_is_precise(self.inst) && only_memory;
                 if numeric {
                     log::warn!("{e}");
-                    self.notes.push(format!(
+                    self.notes.push(Note::info(format!(
                         "a MILP solution was rejected by the validator: memory sizes \
                          exceed the solver's precision ({e})"
-                    ));
+                    )));
                 } else {
                     self.bug(e.to_string());
                 }
@@ -732,10 +708,12 @@ impl<'a> Engine<'a> {
         let mut legal = true;
         if let Some(x) = &res.values {
             match model.decode(x).and_then(|st| to_schedule(net, &st)) {
-                Ok(sched) => match self.offer(sched, &format!("MILP ({form_name}) on {label}")) {
-                    Ok(b) => improved = b,
-                    Err(()) => legal = false,
-                },
+                Ok(sched) => {
+                    match self.offer(sched, From::Milp, &format!("MILP ({form_name}) on {label}")) {
+                        Ok(b) => improved = b,
+                        Err(()) => legal = false,
+                    }
+                }
                 Err(e) => {
                     legal = false;
                     self.bug(format!("{label}: MILP decoding failed: {e}"));
@@ -919,14 +897,12 @@ impl<'a> Engine<'a> {
                 SolveResult::without_schedule(Status::Unknown, sat64(bound), &source, ENGINE)
             }
         };
-        for n in notes {
-            r.notes.push(n);
-        }
+        r.notes.extend(notes);
         record_bugs(&mut r, bugs);
         r.stepped_aside = stepped;
         if r.schedule.is_some() {
             let how = std::mem::take(&mut self.best_how);
-            r.notes.push(format!("best schedule: {how}"));
+            r.note(format!("best schedule: {how}"));
         }
         r
     }

@@ -630,67 +630,80 @@ pub fn conclude(c: &Certifier, r: &mut crate::solve::SolveResult) -> Conclusion 
         // op whose every candidate tiling was proven never schedulable.
         let at_horizon = certificates.iter().find(|x| x.infeasible);
         match at_horizon {
-            Some(x) => {
-                r.note(format!(
+            Some(x) => certificate_note(
+                r,
+                true,
+                format!(
                     "--certify: the infeasibility is certified by {}{also}",
                     files(x)
-                ));
-                true
-            }
-            None if pruning > 0 && by_bound.clone().next().is_none() => {
-                r.note(format!(
+                ),
+            ),
+            None if pruning > 0 && by_bound.clone().next().is_none() => certificate_note(
+                r,
+                true,
+                format!(
                     "--certify: the infeasibility rests on the {pruning} pruning certificate(s) \
                      written (tilings never schedulable even alone)"
-                ));
-                true
-            }
-            None => {
-                r.note(
-                    "--certify: the infeasibility is not certified (it rests on no SAT answer \
-                     that was certified)",
-                );
-                false
-            }
+                ),
+            ),
+            None => certificate_note(
+                r,
+                false,
+                "--certify: the infeasibility is not certified (it rests on no SAT answer \
+                     that was certified)"
+                    .to_string(),
+            ),
         }
     } else {
         let bound = r.lower_bound;
         let best = by_bound.clone().max_by_key(|x| x.bound);
         match best {
-            Some(x) if x.bound >= Some(bound) => {
-                r.note(format!(
+            Some(x) if x.bound >= Some(bound) => certificate_note(
+                r,
+                true,
+                format!(
                     "--certify: the lower bound {bound} is certified by {} ({}){also}",
                     files(x),
                     x.claim
-                ));
-                true
-            }
-            Some(x) => {
-                r.note(format!(
+                ),
+            ),
+            Some(x) => certificate_note(
+                r,
+                false,
+                format!(
                     "--certify: the lower bound {bound} ({}) is not certified; the largest \
                      certified bound is {}",
                     r.bound_source,
                     x.bound.unwrap_or(0)
-                ));
-                false
-            }
-            None if bound == 0 => {
-                r.note("--certify: nothing to certify (lower bound 0)");
-                false
-            }
-            None => {
-                r.note(format!(
+                ),
+            ),
+            None if bound == 0 => certificate_note(
+                r,
+                false,
+                "--certify: nothing to certify (lower bound 0)".to_string(),
+            ),
+            None => certificate_note(
+                r,
+                false,
+                format!(
                     "--certify: nothing certified: the lower bound {bound} ({}) rests on no \
                      SAT answer",
                     r.bound_source
-                ));
-                false
-            }
+                ),
+            ),
         }
     };
     Conclusion {
         final_bound_certified: certified,
         certificates,
     }
+}
+
+/// Adds the note saying whether the result's bound (or infeasibility) is
+/// certified, typed (`NoteKind::Certificate`); returns `certified`.
+fn certificate_note(r: &mut crate::solve::SolveResult, certified: bool, text: String) -> bool {
+    r.note_as(crate::solve::NoteKind::Certificate { certified }, text);
+    certified
 }
 
 /// The `certify` object of `tmin solve --json`.

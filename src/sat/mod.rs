@@ -10,10 +10,11 @@ pub mod model;
 
 use std::time::{Duration, Instant};
 
-use crate::bounds::lower_bounds;
 use crate::instance::Instance;
 use crate::schedule::Schedule;
-use crate::solve::{Deadline, SolveOptions, SolveResult, Status, StepAside, instant_after};
+use crate::solve::{
+    BudgetStage, Deadline, NoteKind, SolveOptions, SolveResult, Status, StepAside, instant_after,
+};
 
 use certify::{Certificate, Certifier, NotCertified};
 use encode::{
@@ -62,14 +63,9 @@ impl std::fmt::Display for Declined {
     }
 }
 
-/// Solves with the SAT engine (list scheduling gives the incumbent).
+/// The SAT engine run alone (`engine::SatEngine` through `engine::solve`).
 pub fn solve(inst: &Instance, opts: &SolveOptions) -> SolveResult {
-    let t0 = Instant::now();
-    let deadline = Deadline::after(opts.time_limit);
-    let mut r = run(inst, opts, &deadline);
-    r.engine = ENGINE.to_string();
-    r.wall_seconds = t0.elapsed().as_secs_f64();
-    r
+    crate::engine::solve(&crate::engine::SatEngine::default(), inst, opts)
 }
 
 /// Converts a decoded model into a schedule in the crate's node numbering, with
@@ -139,91 +135,6 @@ pub fn to_schedule(m: &Model, d: &Decoded) -> Schedule {
     }
 }
 
-fn run(inst: &Instance, opts: &SolveOptions, deadline: &Deadline) -> SolveResult {
-    let bounds = lower_bounds(inst);
-    if !inst.ops_without_usable_tiling().is_empty() {
-        return crate::list::solve_with_bounds(inst, opts, &bounds);
-    }
-
-    // 1. Incumbent from list scheduling, on a small share of the time.
-    let nodes: u64 = crate::list::initial_choice(inst)
-        .iter()
-        .map(|&t| u64::from(inst.library.tilings[t as usize].n_nodes))
-        .sum();
-    let budget = (opts.time_limit.as_secs_f64() * 0.05).min((nodes as f64 * 0.001).max(0.05));
-    let list_opts = SolveOptions {
-        time_limit: Duration::from_secs_f64(budget),
-        list_patience: Some(crate::list::INCUMBENT_PATIENCE),
-        ..opts.clone()
-    };
-    let t_list = Instant::now();
-    let mut res = crate::list::solve_with_bounds(inst, &list_opts, &bounds);
-    let incumbent = res.makespan;
-    res.notes.clear();
-    res.note(match incumbent {
-        Some(ms) => format!(
-            "incumbent from list scheduling: makespan {ms} in {:.3} s",
-            t_list.elapsed().as_secs_f64()
-        ),
-        None => "list scheduling found no schedule: SAT decides feasibility".to_string(),
-    });
-    if res.status == Status::Optimal {
-        res.note("the list schedule meets the lower bound: nothing to search");
-        return res;
-    }
-    let mut r = search_certified(
-        inst,
-        deadline,
-        &bounds,
-        res,
-        None,
-        opts.memory_limit_mib,
-        opts.certify.as_deref(),
-    );
-    if r.stepped_aside.is_some() && r.status != Status::Optimal && !deadline.expired() {
-        r = list_for_the_rest(inst, opts, deadline, &bounds, r);
-    }
-    r
-}
-
-/// When the SAT engine steps aside early (model over the budget, horizon
-/// beyond it), the time left goes to list scheduling instead of being
-/// returned unused; the better schedule and the larger bound are kept.
-fn list_for_the_rest(
-    inst: &Instance,
-    opts: &SolveOptions,
-    deadline: &Deadline,
-    bounds: &crate::bounds::Bounds,
-    mut r: SolveResult,
-) -> SolveResult {
-    let rest = SolveOptions {
-        time_limit: deadline.remaining(),
-        list_patience: None,
-        ..opts.clone()
-    };
-    let t = Instant::now();
-    let mut l = crate::list::solve_with_bounds(inst, &rest, bounds);
-    let better = l.makespan.is_some() && (r.makespan.is_none() || l.makespan < r.makespan);
-    let how = format!(
-        "list scheduling for the remaining {:.2} s: {}",
-        rest.time_limit.as_secs_f64(),
-        match l.makespan {
-            Some(ms) => format!("makespan {ms} in {:.2} s", t.elapsed().as_secs_f64()),
-            None => "no schedule".to_string(),
-        }
-    );
-    if !better {
-        r.carry_flags(&mut l);
-        r.note(how);
-        return r;
-    }
-    l.carry_flags(&mut r);
-    l.notes = std::mem::take(&mut r.notes);
-    l.note(how);
-    l.raise_bound(r.lower_bound, &r.bound_source);
-    l
-}
-
 /// The time points of an encoding for horizon `tmax` (in time units) that
 /// stays within the memory budget (`budget` bytes): every instant, or when that
 /// is too large, the event points (sums of durations); the error says why
@@ -248,6 +159,7 @@ fn plan(m: &Model, tmax: u128, budget: u64) -> Result<Points, Declined> {
         why: StepAside::OverMemoryBudget {
             estimated_mib: u64::try_from(bytes >> 20).unwrap_or(u64::MAX),
             budget_mib: budget >> 20,
+            stage: BudgetStage::Estimate,
         },
         message: format!(
             "instance too large for the SAT encoding ({what}: estimated {} MiB, more than \
@@ -345,11 +257,13 @@ fn list_without(
     }
     let opts = SolveOptions {
         time_limit: deadline.remaining().mul_f64(0.25),
-        list_patience: Some(crate::list::INCUMBENT_PATIENCE),
         ..SolveOptions::default()
     };
+    let lopts = crate::list::ListOptions {
+        patience: Some(crate::list::INCUMBENT_PATIENCE),
+    };
     let t = Instant::now();
-    let r = crate::list::solve_with_bounds(&restricted, &opts, bounds);
+    let r = crate::list::solve_with_bounds(&restricted, &opts, &lopts, bounds);
     let Some(schedule) = r.schedule else {
         res.note(format!(
             "list scheduling without the pruned tilings: no schedule either ({:.2} s)",
@@ -363,11 +277,14 @@ fn list_without(
         Ok(mut found) => {
             found.notes = std::mem::take(&mut res.notes);
             found.internal_error = res.internal_error.take();
-            found.note(format!(
-                "list scheduling without the pruned tilings: makespan {} in {:.2} s",
-                found.makespan.unwrap_or(0),
-                t.elapsed().as_secs_f64()
-            ));
+            found.note_as(
+                NoteKind::Incumbent,
+                format!(
+                    "list scheduling without the pruned tilings: makespan {} in {:.2} s",
+                    found.makespan.unwrap_or(0),
+                    t.elapsed().as_secs_f64()
+                ),
+            );
             found
         }
         Err(e) => {
@@ -432,10 +349,13 @@ pub fn search_certified(
         .sum();
     let kept: usize = cand.iter().map(Vec::len).sum();
     if kept < usable {
-        res.note(format!(
-            "{} of {usable} usable tilings dropped as dominated",
-            usable - kept
-        ));
+        res.note_as(
+            NoteKind::Pruned,
+            format!(
+                "{} of {usable} usable tilings dropped as dominated",
+                usable - kept
+            ),
+        );
     }
     let peaks = crate::list::tiling::serial_peaks(inst);
     let mut pruned = 0;
@@ -457,10 +377,18 @@ pub fn search_certified(
                         .map(|v| inst.library.node_dur[v as usize])
                         .fold(0u64, u64::saturating_add);
                     never.push((t, horizon));
-                    res.note(format!(
-                        "op {} tiling {}: no legal schedule even alone (UNSAT at horizon {horizon}): pruned",
-                        o.id, inst.library.tilings[t as usize].id,
-                    ));
+                    let tiling = inst.library.tilings[t as usize].id;
+                    res.note_as(
+                        NoteKind::Unschedulable {
+                            op: o.id,
+                            tiling,
+                            proven: true,
+                        },
+                        format!(
+                            "op {} tiling {tiling}: no legal schedule even alone (UNSAT at horizon {horizon}): pruned",
+                            o.id
+                        ),
+                    );
                 }
                 Some(true) => {}
                 None => log::info!("sat: pruning probe of op {op} tiling {t} undecided"),
@@ -473,7 +401,7 @@ pub fn search_certified(
             for n in res.notes {
                 r.notes.push(n);
             }
-            r.note(format!(
+            r.note_as(NoteKind::NoTilingForOp { op: o.id }, format!(
                 "infeasible: op {} (type {}, shape {}) has no tiling whose subgraph can be scheduled \
                  even alone under the memory rule (each proven UNSAT at the horizon sum of durations; \
                  models/sat.md)",
@@ -504,6 +432,7 @@ pub fn search_certified(
             StepAside::OverMemoryBudget {
                 estimated_mib: model_bytes >> 20,
                 budget_mib: budget >> 20,
+                stage: BudgetStage::Model,
             },
             format!(
                 "the SAT model of {model_nodes} candidate nodes alone would take about {} MiB \
@@ -570,7 +499,8 @@ pub fn search_certified(
     let tmax = tmax_wide as u64;
     // Over event points, optimal makespans are points too (models/sat.md 1.6):
     // bounds may jump to the next point.
-    let points_note = if pts.is_every() {
+    let pts_every = pts.is_every();
+    let points_note = if pts_every {
         ""
     } else {
         res.note(format!(
@@ -593,6 +523,7 @@ pub fn search_certified(
                 StepAside::OverMemoryBudget {
                     estimated_mib: bytes >> 20,
                     budget_mib: budget >> 20,
+                    stage: BudgetStage::Build,
                 },
                 format!(
                     "encoding over the memory budget: stopped after {:.3} s at about {} MiB \
@@ -624,16 +555,23 @@ pub fn search_certified(
             .unwrap_or(deadline.end),
         ..deadline.clone()
     };
-    res.note(format!(
-        "encoding: {} nodes over {} candidate tilings, makespans <= {} (units of {g}): \
+    let kind = NoteKind::Encoding {
+        clauses: enc.stats.clauses as u64,
+        event_points: !pts_every,
+    };
+    res.note_as(
+        kind,
+        format!(
+            "encoding: {} nodes over {} candidate tilings, makespans <= {} (units of {g}): \
          {} variables, {} clauses, built in {:.3} s",
-        m.nodes.len(),
-        m.slots.len(),
-        tmax,
-        enc.stats.vars,
-        enc.stats.clauses,
-        t_build.elapsed().as_secs_f64()
-    ));
+            m.nodes.len(),
+            m.slots.len(),
+            tmax,
+            enc.stats.vars,
+            enc.stats.clauses,
+            t_build.elapsed().as_secs_f64()
+        ),
+    );
 
     // 4. Galloping descent: probe T = hi + 1 - step below the incumbent, the step
     //    doubling after each SAT answer (a better schedule) and bisecting after an
@@ -815,6 +753,7 @@ pub fn search_certified(
                     StepAside::OverMemoryBudget {
                         estimated_mib: enc.bytes_estimate() >> 20,
                         budget_mib: budget >> 20,
+                        stage: BudgetStage::LazyCuts,
                     },
                     format!(
                         "lazy cuts took the encoding over the memory budget (about {} MiB, \
