@@ -29,6 +29,17 @@ pub struct Bounds {
     pub op_tail: Vec<u64>,
 }
 
+impl Bounds {
+    /// Adds a bound proven elsewhere (e.g. the tiling-choice relaxation,
+    /// models/bounds.md §6); it becomes the best when it is larger.
+    pub fn add(&mut self, b: Bound) {
+        if b.value > self.best.value {
+            self.best = b.clone();
+        }
+        self.all.push(b);
+    }
+}
+
 /// Per op, over its usable tilings: minimal critical path, minimal work per core
 /// type, minimal memory area per memory type, and whether it can be empty.
 struct OpMins {

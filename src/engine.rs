@@ -74,7 +74,10 @@ pub trait Engine: Sync {
 pub fn solve(engine: &dyn Engine, inst: &Instance, opts: &SolveOptions) -> SolveResult {
     let t0 = Instant::now();
     let deadline = Deadline::after(opts.time_limit);
-    let bounds = lower_bounds(inst);
+    let mut bounds = lower_bounds(inst);
+    if engine.name() != "greedy" {
+        strengthen(inst, &mut bounds, &deadline);
+    }
     let ctx = Context {
         inst,
         bounds: &bounds,
@@ -89,6 +92,23 @@ pub fn solve(engine: &dyn Engine, inst: &Instance, opts: &SolveOptions) -> Solve
     }
     r.wall_seconds = t0.elapsed().as_secs_f64();
     r
+}
+
+/// The bounds every engine starts from: the combinatorial ones and the
+/// tiling-choice relaxation (models/bounds.md §6), on at most a tenth of the
+/// time (2 s at most).
+pub fn strengthen(inst: &Instance, bounds: &mut Bounds, deadline: &Deadline) {
+    let share = deadline.share(0.1);
+    let share = Deadline {
+        end: share.end.min(crate::solve::instant_after(
+            Instant::now(),
+            Duration::from_secs(2),
+        )),
+        ..share
+    };
+    if let Some(b) = crate::milp::aggregate::bound(inst, bounds, &share) {
+        bounds.add(b);
+    }
 }
 
 /// [`solve`] within a given context.

@@ -16,6 +16,7 @@
 //!
 //! The formulations are documented in `models/milp.md`.
 
+pub mod aggregate;
 mod disjunctive;
 pub mod highs;
 mod model;

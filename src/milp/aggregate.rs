@@ -1,0 +1,257 @@
+//! A lower bound that couples the tiling choices (models/bounds.md §7).
+//!
+//! The combinatorial bounds take, for each core type separately, every op's
+//! least work over its tilings; but the tiling with the least work on one
+//! core type may have more on another, or a longer critical path. This small
+//! MILP chooses one tiling per op for all of them at once: the makespan `T`
+//! must cover every core type's load and every memory type's area under the
+//! same choice, the longest op chain under that choice, and a head-and-load
+//! bound per core type. Its optimum (HiGHS's dual bound when the time runs
+//! out) is a lower bound on every schedule's makespan.
+
+use std::time::Instant;
+
+use super::highs::{Col, Expr, Milp, Params, RunStatus, run};
+use crate::bounds::{Bound, Bounds};
+use crate::instance::Instance;
+use crate::prep::dominance::candidates;
+use crate::solve::Deadline;
+
+/// Largest op count the model is built for (rows and columns grow linearly;
+/// beyond this the LP alone takes seconds).
+pub const MAX_OPS: usize = 20_000;
+
+/// Largest scaled work sum: HiGHS's tolerances must resolve one time unit.
+const MAX_SCALED: f64 = 1e9;
+
+/// Head (and tail) thresholds per core type in the head-and-load rows.
+const LEVELS: usize = 8;
+
+/// Per op and candidate tiling: work per core type, area per memory type,
+/// critical path (in time units).
+struct Cand {
+    work: Vec<f64>,
+    area: Vec<f64>,
+    cp: f64,
+}
+
+/// The bound, or `None` when the model is not built (too large, durations
+/// beyond the solver's precision) or HiGHS settles nothing by the deadline.
+pub fn bound(inst: &Instance, bounds: &Bounds, deadline: &Deadline) -> Option<Bound> {
+    let t0 = Instant::now();
+    let n_ops = inst.graph.n_ops();
+    if n_ops == 0 || n_ops > MAX_OPS || !inst.ops_without_usable_tiling().is_empty() {
+        return None;
+    }
+    let cands: Vec<Vec<u32>> = (0..n_ops as u32).map(|o| candidates(inst, o)).collect();
+    let unit = crate::prep::unit::duration_unit(&inst.library, cands.iter().flatten().copied());
+    let per_op = op_candidates(inst, &cands, unit);
+    let total: f64 = per_op
+        .iter()
+        .map(|cs| {
+            cs.iter()
+                .map(|c| c.work.iter().sum::<f64>())
+                .fold(0.0, f64::max)
+        })
+        .sum();
+    if total > MAX_SCALED {
+        return None;
+    }
+    let (m, t_col) = model(inst, bounds, &per_op, unit);
+    let params = Params {
+        time_limit: deadline.remaining().as_secs_f64(),
+        threads: 1,
+        seed: 1,
+        abs_gap: 0.999,
+        cancel: deadline.cancel.clone(),
+    };
+    let r = run(&m, None, &params).ok()?;
+    let dual = match r.status {
+        RunStatus::Optimal | RunStatus::Limit => r.dual_bound.or_else(|| {
+            (r.status == RunStatus::Optimal)
+                .then(|| r.values.as_ref().map(|x| x[t_col.0 as usize]))
+                .flatten()
+        })?,
+        // Infeasible cannot happen (any choice with a large T is feasible);
+        // an error concludes nothing.
+        _ => return None,
+    };
+    // T is integral: the bound rounds up, less a tolerance for HiGHS's
+    // feasibility and optimality tolerances (relative 1e-6 of the value).
+    let scaled = (dual - 1e-6 * dual.abs().max(1.0)).ceil().max(0.0);
+    let value = (scaled as u64).saturating_mul(unit);
+    log::info!(
+        "aggregate bound {value} ({:?}, {:.2} s)",
+        r.status,
+        t0.elapsed().as_secs_f64()
+    );
+    Some(Bound {
+        value,
+        source: format!(
+            "tiling-choice relaxation (MILP{})",
+            if r.status == RunStatus::Optimal {
+                ", solved"
+            } else {
+                ", dual bound"
+            }
+        ),
+    })
+}
+
+fn op_candidates(inst: &Instance, cands: &[Vec<u32>], unit: u64) -> Vec<Vec<Cand>> {
+    let lib = &inst.library;
+    let (nc, nm) = (inst.platform.cores.len(), inst.platform.mems.len());
+    let u = unit as f64;
+    cands
+        .iter()
+        .map(|ts| {
+            ts.iter()
+                .map(|&t| {
+                    let tl = &lib.tilings[t as usize];
+                    let mut work = vec![0.0; nc];
+                    let mut area = vec![0.0; nm];
+                    for v in tl.nodes() {
+                        let d = lib.node_dur[v as usize] as f64 / u;
+                        work[lib.node_core[v as usize] as usize] += d;
+                        for md in lib.mems(v) {
+                            area[md.mem as usize] += md.amount as f64 * d;
+                        }
+                    }
+                    Cand {
+                        work,
+                        area,
+                        cp: tl.critical_path as f64 / u,
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Builds the MILP (models/bounds.md §7); returns it and the column of `T`.
+fn model(inst: &Instance, bounds: &Bounds, per_op: &[Vec<Cand>], unit: u64) -> (Milp, Col) {
+    let n_ops = per_op.len();
+    let mut m = Milp::new(false);
+    let lb = (bounds.best.value / unit) as f64;
+    let t = m.col(lb, f64::INFINITY, true, String::new);
+    m.set_cost(t, 1.0);
+    // x[o][k]: op o takes its k-th candidate (a constant for single ones).
+    let x: Vec<Vec<Option<Col>>> = per_op
+        .iter()
+        .map(|cs| {
+            if cs.len() == 1 {
+                vec![None]
+            } else {
+                let cols: Vec<Option<Col>> =
+                    cs.iter().map(|_| Some(m.binary(String::new))).collect();
+                let mut one = Expr::default();
+                for c in cols.iter().flatten() {
+                    one.add(*c, 1.0);
+                }
+                m.eq(&one, 1.0, String::new);
+                cols
+            }
+        })
+        .collect();
+    // `sum over the op's choice of f(candidate)`, as an expression.
+    let chosen = |o: usize, f: &dyn Fn(&Cand) -> f64| -> Expr {
+        let mut e = Expr::default();
+        for (k, c) in per_op[o].iter().enumerate() {
+            match x[o][k] {
+                Some(col) => {
+                    e.add(col, f(c));
+                }
+                None => {
+                    e.add_const(f(c));
+                }
+            }
+        }
+        e
+    };
+    // Load and area: K_c T >= work_c(x), M_m T >= area_m(x).
+    for (c, ct) in inst.platform.cores.iter().enumerate() {
+        if ct.count == 0 {
+            continue;
+        }
+        let mut e = Expr::default();
+        e.add(t, ct.count as f64);
+        for o in 0..n_ops {
+            e.add_expr(&chosen(o, &|cd| cd.work[c]), -1.0);
+        }
+        m.ge(&e, 0.0, String::new);
+    }
+    for (mi, mt) in inst.platform.mems.iter().enumerate() {
+        if mt.size == 0 {
+            continue;
+        }
+        // Divided by the size: amounts may be large, HiGHS wants rows near 1.
+        let size = mt.size as f64;
+        let mut e = Expr::default();
+        e.add(t, 1.0);
+        for o in 0..n_ops {
+            e.add_expr(&chosen(o, &|cd| cd.area[mi] / size), -1.0);
+        }
+        m.ge(&e, 0.0, String::new);
+    }
+    // Chains: S_o >= head_o; S_b >= S_a + cp(x_a) along op edges between ops
+    // that cannot be empty (an empty op links nothing, problem.md §6);
+    // T >= S_o + cp(x_o) + tail_o.
+    let empty = |o: usize| {
+        per_op[o]
+            .iter()
+            .any(|c| c.work.iter().all(|&w| w == 0.0) && c.cp == 0.0)
+    };
+    let s: Vec<Col> = (0..n_ops)
+        .map(|o| {
+            m.col(
+                (bounds.op_head[o] / unit) as f64,
+                f64::INFINITY,
+                false,
+                String::new,
+            )
+        })
+        .collect();
+    for o in 0..n_ops {
+        let cp = chosen(o, &|cd| cd.cp);
+        let mut e = Expr::var(t);
+        e.add(s[o], -1.0).add_expr(&cp, -1.0);
+        m.ge(&e, (bounds.op_tail[o] / unit) as f64, String::new);
+        if empty(o) {
+            continue;
+        }
+        for &b in inst.graph.succs(o as u32) {
+            if empty(b as usize) {
+                continue;
+            }
+            let mut e = Expr::var(s[b as usize]);
+            e.add(s[o], -1.0).add_expr(&cp, -1.0);
+            m.ge(&e, 0.0, String::new);
+        }
+    }
+    // Head and load per core type: the work of ops whose head is at least h
+    // runs after h, so K_c (T - h) >= work_c of those ops (and with tails).
+    for (c, ct) in inst.platform.cores.iter().enumerate() {
+        if ct.count == 0 {
+            continue;
+        }
+        for ends in [&bounds.op_head, &bounds.op_tail] {
+            let mut levels: Vec<u64> = (0..n_ops)
+                .filter(|&o| per_op[o].iter().any(|cd| cd.work[c] > 0.0))
+                .map(|o| ends[o] / unit)
+                .filter(|&h| h > 0)
+                .collect();
+            levels.sort_unstable();
+            levels.dedup();
+            let step = levels.len().div_ceil(LEVELS).max(1);
+            for &h in levels.iter().step_by(step) {
+                let mut e = Expr::default();
+                e.add(t, ct.count as f64);
+                for o in (0..n_ops).filter(|&o| ends[o] / unit >= h) {
+                    e.add_expr(&chosen(o, &|cd| cd.work[c]), -1.0);
+                }
+                m.ge(&e, ct.count as f64 * h as f64, String::new);
+            }
+        }
+    }
+    (m, t)
+}
