@@ -228,28 +228,40 @@ fn model(inst: &Instance, bounds: &Bounds, per_op: &[Vec<Cand>], unit: u64) -> (
             m.ge(&e, 0.0, String::new);
         }
     }
-    // Head and load per core type: the work of ops whose head is at least h
-    // runs after h, so K_c (T - h) >= work_c of those ops (and with tails).
+    // Head, load and tail per core type: the ops whose head is at least h run
+    // inside [h, T - q(h)], q(h) the least tail among them, so
+    // K_c (T - h - q(h)) >= work_c of those ops; and symmetrically from tails.
     for (c, ct) in inst.platform.cores.iter().enumerate() {
         if ct.count == 0 {
             continue;
         }
-        for ends in [&bounds.op_head, &bounds.op_tail] {
-            let mut levels: Vec<u64> = (0..n_ops)
-                .filter(|&o| per_op[o].iter().any(|cd| cd.work[c] > 0.0))
-                .map(|o| ends[o] / unit)
-                .filter(|&h| h > 0)
-                .collect();
+        let on_c: Vec<usize> = (0..n_ops)
+            .filter(|&o| per_op[o].iter().any(|cd| cd.work[c] > 0.0))
+            .collect();
+        for (first, second) in [
+            (&bounds.op_head, &bounds.op_tail),
+            (&bounds.op_tail, &bounds.op_head),
+        ] {
+            let mut levels: Vec<u64> = on_c.iter().map(|&o| first[o] / unit).collect();
             levels.sort_unstable();
             levels.dedup();
             let step = levels.len().div_ceil(LEVELS).max(1);
             for &h in levels.iter().step_by(step) {
+                let inside: Vec<usize> = on_c
+                    .iter()
+                    .copied()
+                    .filter(|&o| first[o] / unit >= h)
+                    .collect();
+                let q = inside.iter().map(|&o| second[o] / unit).min().unwrap_or(0);
+                if h + q == 0 {
+                    continue; // the load row above already says it
+                }
                 let mut e = Expr::default();
                 e.add(t, ct.count as f64);
-                for o in (0..n_ops).filter(|&o| ends[o] / unit >= h) {
+                for &o in &inside {
                     e.add_expr(&chosen(o, &|cd| cd.work[c]), -1.0);
                 }
-                m.ge(&e, ct.count as f64 * h as f64, String::new);
+                m.ge(&e, ct.count as f64 * (h + q) as f64, String::new);
             }
         }
     }
