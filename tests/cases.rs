@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use tmin::engine::{EngineChoice, solve};
 use tmin::graph::NodeGraph;
 use tmin::instance::{Instance, parse_reader};
 use tmin::milp::MilpOptions;
@@ -31,6 +32,14 @@ fn cases() -> Vec<(&'static str, Instance, Option<u128>)> {
                 include_str!("data/cases/memory-deadlock.txt"),
             ),
             None,
+        ),
+        (
+            "a deadlock only a tiling repair escapes",
+            parse(
+                "tiling-repair",
+                include_str!("data/cases/tiling-repair.txt"),
+            ),
+            Some(6),
         ),
         (
             "memory deadlock with an escape tiling",
@@ -81,32 +90,26 @@ fn assert_proven(engine: &str, case: &str, inst: &Instance, r: &SolveResult, wan
     }
 }
 
+/// Through the one engine interface and its registry (the `--engine`
+/// values): a new exact engine is added to this list and nothing else.
 #[test]
 fn every_exact_engine_proves_every_case() {
     let m = MilpOptions::default();
     for (case, inst, want) in cases() {
-        assert_proven("sat", case, &inst, &tmin::sat::solve(&inst, &opts()), want);
-        assert_proven(
-            "milp",
-            case,
-            &inst,
-            &tmin::milp::solve(&inst, &opts(), &m),
-            want,
-        );
-        assert_proven(
-            "auto",
-            case,
-            &inst,
-            &tmin::portfolio::solve(&inst, &opts(), &m),
-            want,
-        );
+        for choice in [EngineChoice::Sat, EngineChoice::Milp, EngineChoice::Auto] {
+            let engine = choice.engine(&m);
+            let r = solve(engine.as_ref(), &inst, &opts());
+            assert_proven(choice.name(), case, &inst, &r, want);
+        }
     }
 }
 
 #[test]
 fn list_scheduling_is_legal_and_never_below_the_optimum() {
     for (case, inst, want) in cases() {
-        let r = tmin::list::solve(
+        let list = EngineChoice::List.engine(&MilpOptions::default());
+        let r = solve(
+            list.as_ref(),
             &inst,
             &SolveOptions {
                 time_limit: Duration::from_secs(2),

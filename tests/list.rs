@@ -368,7 +368,7 @@ fn an_unschedulable_tiling_is_avoided_and_reported() {
     );
 }
 
-/// tests/data/tiling-repair.txt: op 1 has three tilings and memory 0 has 7.
+/// tests/data/cases/tiling-repair.txt: op 1 has three tilings and memory 0 has 7.
 /// Op 2 is two nodes of 3 each on a single type-1 core, so they start one after
 /// the other, and a holder in op 1 keeps its memory until both have started.
 /// Tiling 0 (one node of 6, the shortest) and tiling 1 (one node of 5, the
@@ -379,7 +379,7 @@ fn an_unschedulable_tiling_is_avoided_and_reported() {
 /// Both choices the engine starts from deadlock; the tiling repair must find it.
 #[test]
 fn tiling_repair_finds_the_only_schedulable_tiling() {
-    let inst = parse(include_str!("data/tiling-repair.txt"));
+    let inst = parse(include_str!("data/cases/tiling-repair.txt"));
     let r = solve_checked(&inst, 0.3);
     assert_eq!(r.makespan, Some(6), "{:?}", r.notes);
     let s = r.schedule.as_ref().unwrap();

@@ -388,11 +388,11 @@ fn matches_brute_force_on_tiny_memory_bound_instances() {
     assert!(checked >= 100 && infeasible > 0 && by_sat > 0);
 }
 
-/// tests/data/tiling-repair.txt (derivation in tests/list.rs): only tiling 2 of
+/// tests/data/cases/tiling-repair.txt (derivation in tests/list.rs): only tiling 2 of
 /// op 1 can be scheduled, and then every schedule is serial: 6, proven.
 #[test]
 fn the_only_schedulable_tiling_gives_6() {
-    let i = inst(include_str!("data/tiling-repair.txt"));
+    let i = inst(include_str!("data/cases/tiling-repair.txt"));
     let r = sat(&i);
     assert_optimal(&r, 6);
     let s = r.schedule.as_ref().unwrap();
