@@ -6,68 +6,7 @@
 
 mod common;
 
-use common::{tmin_env, tmp_in};
-
-/// A small random instance: 2-4 ops, 1-2 tilings of 1-4 nodes each, durations
-/// from {4, 9, 15, 22} (their sums leave gaps), random intra-op edges, one
-/// memory type sized between the largest demand and the total.
-fn sparse(seed: u64) -> String {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut rnd = move |n: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % n
-    };
-    const DURS: [u64; 4] = [4, 9, 15, 22];
-    let cores0 = 1 + rnd(2);
-    let n_ops = 2 + rnd(3);
-    let mut lines = Vec::new();
-    let mut demands: Vec<u64> = vec![1];
-    for op in 1..=n_ops {
-        for t in 0..1 + rnd(2) {
-            let n = 1 + rnd(4);
-            let mut edges = Vec::new();
-            for a in 1..=n {
-                for b in a + 1..=n {
-                    if rnd(10) < 4 {
-                        edges.push(format!("[{a},{b}]"));
-                    }
-                }
-            }
-            let mut run = Vec::new();
-            let mut mem = Vec::new();
-            for v in 1..=n {
-                run.push(format!("[{v},{},{}]", rnd(2), DURS[rnd(4) as usize]));
-                if rnd(10) < 7 {
-                    let d = 1 + rnd(6);
-                    demands.push(d);
-                    mem.push(format!("[{v},0,{d}]"));
-                }
-            }
-            lines.push(format!(
-                "AddOpInfo({op},1,{t},[{}],[{}],[{}])",
-                edges.join(","),
-                run.join(","),
-                mem.join(",")
-            ));
-        }
-    }
-    let big = *demands.iter().max().unwrap();
-    let total: u64 = demands.iter().sum();
-    let size = big + rnd(total.saturating_sub(big).max(1));
-    let op_edges: Vec<String> = (2..=n_ops)
-        .filter(|_| rnd(2) == 0)
-        .map(|b| format!("[{},{b}]", b - 1))
-        .collect();
-    let ops: Vec<String> = (1..=n_ops).map(|o| format!("[{o},{o},1]")).collect();
-    format!(
-        "SetSocInfo([[0,{cores0}],[1,1]],[[0,{size}]])\n{}\nGetInferenceScheResult([{}],[{}])\n",
-        lines.join("\n"),
-        op_edges.join(","),
-        ops.join(",")
-    )
-}
+use common::{Rng, tiny_instance, tmin_env, tmp_in};
 
 fn solve(file: &str, points: &str) -> serde_json::Value {
     let (code, out, err) = tmin_env(
@@ -90,7 +29,9 @@ fn solve(file: &str, points: &str) -> serde_json::Value {
 fn event_points_and_every_instant_agree() {
     let (mut optimal, mut infeasible, mut compressed) = (0, 0, 0);
     for seed in 1..=200u64 {
-        let text = sparse(seed);
+        // Durations whose sums leave gaps: event points differ from instants.
+        let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let text = tiny_instance(&mut rng, &[4, 9, 15, 22]);
         let f = tmp_in("sat_points", &format!("s{seed}.txt"), text.as_bytes());
         let f = f.to_str().unwrap();
         let dense = solve(f, "dense");

@@ -64,3 +64,58 @@ impl Rng {
         self.below(100) < percent
     }
 }
+
+/// The tests' one tiny-instance generator: 2-4 ops, 1-2 tilings of 1-4 nodes
+/// each, durations drawn from `durations`, random intra-op edges, a chain of
+/// op edges, core types 0 (1-2 cores) and 1 (one core), one memory type sized
+/// between the largest demand and the total (so memory may bind).
+pub fn tiny_instance(rng: &mut Rng, durations: &[u64]) -> String {
+    let mut rnd = |n: u64| rng.below(n);
+    let cores0 = 1 + rnd(2);
+    let n_ops = 2 + rnd(3);
+    let mut lines = Vec::new();
+    let mut demands: Vec<u64> = vec![1];
+    for op in 1..=n_ops {
+        for t in 0..1 + rnd(2) {
+            let n = 1 + rnd(4);
+            let mut edges = Vec::new();
+            for a in 1..=n {
+                for b in a + 1..=n {
+                    if rnd(10) < 4 {
+                        edges.push(format!("[{a},{b}]"));
+                    }
+                }
+            }
+            let mut run = Vec::new();
+            let mut mem = Vec::new();
+            for v in 1..=n {
+                run.push(format!("[{v},{},{}]", rnd(2), durations[rnd(durations.len() as u64) as usize]));
+                if rnd(10) < 7 {
+                    let d = 1 + rnd(6);
+                    demands.push(d);
+                    mem.push(format!("[{v},0,{d}]"));
+                }
+            }
+            lines.push(format!(
+                "AddOpInfo({op},1,{t},[{}],[{}],[{}])",
+                edges.join(","),
+                run.join(","),
+                mem.join(",")
+            ));
+        }
+    }
+    let big = *demands.iter().max().unwrap();
+    let total: u64 = demands.iter().sum();
+    let size = big + rnd(total.saturating_sub(big).max(1));
+    let op_edges: Vec<String> = (2..=n_ops)
+        .filter(|_| rnd(2) == 0)
+        .map(|b| format!("[{},{b}]", b - 1))
+        .collect();
+    let ops: Vec<String> = (1..=n_ops).map(|o| format!("[{o},{o},1]")).collect();
+    format!(
+        "SetSocInfo([[0,{cores0}],[1,1]],[[0,{size}]])\n{}\nGetInferenceScheResult([{}],[{}])\n",
+        lines.join("\n"),
+        op_edges.join(","),
+        ops.join(",")
+    )
+}
