@@ -58,5 +58,8 @@ fn event_points_and_every_instant_agree() {
         assert!(!over_events(&dense), "{ctx}");
     }
     eprintln!("{optimal} optimal, {infeasible} infeasible, {compressed} over event points");
-    assert!(optimal >= 100 && compressed >= 50, "{optimal} {compressed}");
+    // Enough of them must be compressed for the comparison to mean something
+    // (38 of 200 since the tiling-choice bound settles some before any
+    // encoding is built; 50-60 before).
+    assert!(optimal >= 100 && compressed >= 30, "{optimal} {compressed}");
 }
