@@ -8,7 +8,9 @@
 //! runs in u128).
 
 use crate::instance::Instance;
-use crate::prep::heads::{Item, div_ceil_u128, head_body_tail, jackson_preemptive, op_heads_tails};
+use crate::prep::heads::{
+    Item, div_ceil_u128, head_body_tail, intra_paths, jackson_preemptive, op_heads_tails,
+};
 
 /// One named lower bound.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -190,46 +192,13 @@ pub fn lower_bounds(inst: &Instance) -> Bounds {
     }
 }
 
-/// Per library node: longest path to it inside its subgraph, and from its end to
-/// the subgraph's end.
-fn intra_paths(inst: &Instance) -> (Vec<u64>, Vec<u64>) {
-    let lib = &inst.library;
-    let n = lib.n_nodes();
-    let mut head = vec![0u64; n];
-    let mut after = vec![0u64; n];
-    let mut indeg: Vec<u32> = Vec::new();
-    let mut order: Vec<u32> = Vec::new();
-    for (ti, tl) in lib.tilings.iter().enumerate() {
-        let base = tl.first_node;
-        lib.topo_order(ti as u32, &mut order, &mut indeg);
-        for &l in &order {
-            let v = (base + l) as usize;
-            let end = head[v].saturating_add(lib.node_dur[v]);
-            for &s in lib.succs(base + l) {
-                let w = (base + s) as usize;
-                head[w] = head[w].max(end);
-            }
-        }
-        for &l in order.iter().rev() {
-            let v = (base + l) as usize;
-            let mut a = 0u64;
-            for &s in lib.succs(base + l) {
-                let w = (base + s) as usize;
-                a = a.max(after[w].saturating_add(lib.node_dur[w]));
-            }
-            after[v] = a;
-        }
-    }
-    (head, after)
-}
-
 /// Items per core type. An op with one usable tiling gives one item per node
 /// (exact heads and tails); an op with several gives one item per core type with
 /// the least work and the smallest head and tail over its tilings.
 fn core_items(inst: &Instance, op_head: &[u64], op_tail: &[u64]) -> Vec<Vec<Item>> {
     let lib = &inst.library;
     let n_cores = inst.platform.cores.len();
-    let (head, after) = intra_paths(inst);
+    let (head, after) = intra_paths(&inst.library);
     let mut items: Vec<Vec<Item>> = vec![Vec::new(); n_cores];
     let mut agg: Vec<Option<Item>> = vec![None; n_cores];
     let mut per_tiling: Vec<Option<Item>> = vec![None; n_cores];

@@ -1,4 +1,4 @@
-//! The tiling-choice relaxation (milp/aggregate.rs, models/bounds.md §7) is a
+//! The tiling-choice relaxation (milp/aggregate.rs, models/bounds.md §6) is a
 //! lower bound: never above a proven optimum, on random small instances with
 //! tilings that trade work between core types and memory, on the shared case
 //! set and on job shops; and it does beat the per-core-type bounds where the
@@ -32,14 +32,14 @@ fn sat_optimum(inst: &Instance) -> Option<u128> {
 #[test]
 fn never_above_a_proven_optimum_on_random_small_instances() {
     let (mut proven, mut above_combinatorial) = (0, 0);
-    for seed in 1..=40u64 {
+    for seed in 1..=120u64 {
         let cfg = GenConfig {
             seed,
             ops: 3 + (seed % 5) as u32,
             nodes_min: 2,
             nodes_max: 5,
-            tilings: 3,
-            cores: vec![1, 2, 1],
+            tilings: 2 + (seed % 3) as u32,
+            cores: [vec![1, 2, 1], vec![2, 2], vec![1, 1, 3]][(seed % 3) as usize].clone(),
             mem_types: 1 + (seed % 2) as u32,
             tightness: [0.0, 0.6, 1.0][(seed % 3) as usize],
             density: 0.5,
@@ -63,7 +63,7 @@ fn never_above_a_proven_optimum_on_random_small_instances() {
     }
     // The comparison must mean something: most are proven, and coupling the
     // choices raises the bound on some.
-    assert!(proven >= 30, "{proven} proven");
+    assert!(proven >= 90, "{proven} proven");
     assert!(above_combinatorial >= 3, "{above_combinatorial} raised");
 }
 
@@ -74,6 +74,15 @@ fn never_above_the_optimum_on_the_case_set_and_job_shops() {
     for (path, opt) in [
         (example, 38u64),
         (format!("{cases}/memory-deadlock-escape.txt"), 18),
+        // A level whose nodes no tiling choice need contain (an early version
+        // owed h + q there regardless and claimed 37; SAT proves 26).
+        (
+            format!(
+                "{}/tests/data/aggregate-optional-rows.txt",
+                env!("CARGO_MANIFEST_DIR")
+            ),
+            26,
+        ),
     ] {
         let text = std::fs::read_to_string(&path).unwrap();
         let inst = parse_reader(text.as_bytes(), &path).unwrap();

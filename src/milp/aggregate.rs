@@ -27,6 +27,10 @@ const MAX_SCALED: f64 = 1e9;
 /// Head (and tail) thresholds per core type in the head-and-load rows.
 const LEVELS: usize = 8;
 
+/// Largest set of candidate tilings a head-and-load row with an indicator
+/// (`y >= x` for each) is written for.
+const MAX_OPTIONAL: usize = 400;
+
 /// Per op and candidate tiling: work per core type, area per memory type,
 /// critical path (in time units).
 struct Cand {
@@ -57,7 +61,7 @@ pub fn bound(inst: &Instance, bounds: &Bounds, deadline: &Deadline) -> Option<Bo
     if total > MAX_SCALED {
         return None;
     }
-    let (m, t_col) = model(inst, bounds, &per_op, unit);
+    let (m, t_col) = model(inst, bounds, &per_op, &cands, unit);
     let params = Params {
         time_limit: deadline.remaining().as_secs_f64(),
         threads: 1,
@@ -129,7 +133,13 @@ fn op_candidates(inst: &Instance, cands: &[Vec<u32>], unit: u64) -> Vec<Vec<Cand
 }
 
 /// Builds the MILP (models/bounds.md §7); returns it and the column of `T`.
-fn model(inst: &Instance, bounds: &Bounds, per_op: &[Vec<Cand>], unit: u64) -> (Milp, Col) {
+fn model(
+    inst: &Instance,
+    bounds: &Bounds,
+    per_op: &[Vec<Cand>],
+    cands: &[Vec<u32>],
+    unit: u64,
+) -> (Milp, Col) {
     let n_ops = per_op.len();
     let mut m = Milp::new(false);
     let lb = (bounds.best.value / unit) as f64;
@@ -228,42 +238,109 @@ fn model(inst: &Instance, bounds: &Bounds, per_op: &[Vec<Cand>], unit: u64) -> (
             m.ge(&e, 0.0, String::new);
         }
     }
-    // Head, load and tail per core type: the ops whose head is at least h run
-    // inside [h, T - q(h)], q(h) the least tail among them, so
-    // K_c (T - h - q(h)) >= work_c of those ops; and symmetrically from tails.
+    head_load_tail_rows(&mut m, t, inst, bounds, &x, cands, unit);
+    (m, t)
+}
+
+/// Head-body-tail per core type over the chosen tilings' nodes: a node `v` of
+/// op `o` starts at or after `h(v) = head(o) + intra head` and ends by
+/// `T - q(v)`, `q(v) = tail(o) + intra tail` (prep::heads::intra_paths). For a
+/// level `h`, the type-`c` nodes with `h(v) >= h` run inside `[h, T - q_min]`,
+/// `q_min` the least `q(v)` among the candidates' such nodes:
+/// `K_c (T - h - q_min) >= sum over (o, t) of x(o,t) * (their work in t)`.
+/// And the same from tails. Up to `LEVELS` levels each.
+fn head_load_tail_rows(
+    m: &mut Milp,
+    t: Col,
+    inst: &Instance,
+    bounds: &Bounds,
+    x: &[Vec<Option<Col>>],
+    cands: &[Vec<u32>],
+    unit: u64,
+) {
+    let lib = &inst.library;
+    let (intra_head, intra_after) = crate::prep::heads::intra_paths(lib);
+    // Per core type: (op, candidate index, h(v), q(v), duration) of every
+    // candidate node (in time units).
+    let n_types = inst.platform.cores.len();
+    let mut nodes: Vec<Vec<(u32, u32, u64, u64, f64)>> = vec![Vec::new(); n_types];
+    for (o, ts) in cands.iter().enumerate() {
+        for (k, &tl) in ts.iter().enumerate() {
+            for v in lib.tilings[tl as usize].nodes() {
+                let vi = v as usize;
+                if lib.node_dur[vi] == 0 {
+                    continue;
+                }
+                let h = bounds.op_head[o].saturating_add(intra_head[vi]) / unit;
+                let q = bounds.op_tail[o].saturating_add(intra_after[vi]) / unit;
+                let d = (lib.node_dur[vi] / unit) as f64;
+                nodes[lib.node_core[vi] as usize].push((o as u32, k as u32, h, q, d));
+            }
+        }
+    }
     for (c, ct) in inst.platform.cores.iter().enumerate() {
-        if ct.count == 0 {
+        if ct.count == 0 || nodes[c].is_empty() {
             continue;
         }
-        let on_c: Vec<usize> = (0..n_ops)
-            .filter(|&o| per_op[o].iter().any(|cd| cd.work[c] > 0.0))
-            .collect();
-        for (first, second) in [
-            (&bounds.op_head, &bounds.op_tail),
-            (&bounds.op_tail, &bounds.op_head),
-        ] {
-            let mut levels: Vec<u64> = on_c.iter().map(|&o| first[o] / unit).collect();
+        for from_tails in [false, true] {
+            // (first, second): (h, q), or (q, h) from the tails.
+            let key = |n: &(u32, u32, u64, u64, f64)| {
+                if from_tails { (n.3, n.2) } else { (n.2, n.3) }
+            };
+            let mut levels: Vec<u64> = nodes[c].iter().map(|n| key(n).0).collect();
             levels.sort_unstable();
             levels.dedup();
             let step = levels.len().div_ceil(LEVELS).max(1);
             for &h in levels.iter().step_by(step) {
-                let inside: Vec<usize> = on_c
-                    .iter()
-                    .copied()
-                    .filter(|&o| first[o] / unit >= h)
-                    .collect();
-                let q = inside.iter().map(|&o| second[o] / unit).min().unwrap_or(0);
-                if h + q == 0 {
-                    continue; // the load row above already says it
+                let mut coef: std::collections::HashMap<(u32, u32), f64> = Default::default();
+                let mut q_min = u64::MAX;
+                for n in nodes[c].iter().filter(|n| key(n).0 >= h) {
+                    *coef.entry((n.0, n.1)).or_default() += n.4;
+                    q_min = q_min.min(key(n).1);
+                }
+                if q_min == u64::MAX || h.saturating_add(q_min) == 0 {
+                    continue;
+                }
+                let mut keys: Vec<(u32, u32)> = coef.keys().copied().collect();
+                keys.sort_unstable();
+                // `h + q_min` is owed only when one of these nodes is in the
+                // schedule: certain when every candidate of some op has one;
+                // otherwise through `y`, 1 when any of them is chosen.
+                let certain = keys.iter().any(|&(o, _)| {
+                    (0..x[o as usize].len() as u32).all(|k| coef.contains_key(&(o, k)))
+                });
+                if !certain && keys.len() > MAX_OPTIONAL {
+                    continue;
                 }
                 let mut e = Expr::default();
                 e.add(t, ct.count as f64);
-                for &o in &inside {
-                    e.add_expr(&chosen(o, &|cd| cd.work[c]), -1.0);
+                for &(o, k) in &keys {
+                    let w = coef[&(o, k)];
+                    match x[o as usize][k as usize] {
+                        Some(col) => {
+                            e.add(col, -w);
+                        }
+                        None => {
+                            e.add_const(-w);
+                        }
+                    }
                 }
-                m.ge(&e, ct.count as f64 * (h + q) as f64, String::new);
+                let owed = ct.count as f64 * h.saturating_add(q_min) as f64;
+                if certain {
+                    m.ge(&e, owed, String::new);
+                } else {
+                    let y = m.binary(String::new);
+                    for &(o, k) in &keys {
+                        if let Some(col) = x[o as usize][k as usize] {
+                            let mut r = Expr::var(y);
+                            r.add(col, -1.0);
+                            m.ge(&r, 0.0, String::new);
+                        }
+                    }
+                    e.add(y, -owed);
+                    m.ge(&e, 0.0, String::new);
+                }
             }
         }
     }
-    (m, t)
 }

@@ -3,7 +3,7 @@
 //! (models/bounds.md). The combinatorial bounds and the MILP's per-combination
 //! bounds both use these.
 
-use crate::instance::OpGraph;
+use crate::instance::{Library, OpGraph};
 
 /// Work on one core type that cannot start before `head` nor end after
 /// `T - tail`, valid for every tiling choice.
@@ -48,6 +48,39 @@ pub fn op_heads_tails(
         }
     }
     (head, tail)
+}
+
+/// Per library node: longest path to it inside its subgraph, and from its end to
+/// the subgraph's end (saturating): a node of an op with head `h` and tail
+/// `q` starts at or after `h + head[v]` and ends at or before `T - q - after[v]`.
+pub fn intra_paths(lib: &Library) -> (Vec<u64>, Vec<u64>) {
+    let n = lib.n_nodes();
+    let mut head = vec![0u64; n];
+    let mut after = vec![0u64; n];
+    let mut indeg: Vec<u32> = Vec::new();
+    let mut order: Vec<u32> = Vec::new();
+    for (ti, tl) in lib.tilings.iter().enumerate() {
+        let base = tl.first_node;
+        lib.topo_order(ti as u32, &mut order, &mut indeg);
+        for &l in &order {
+            let v = (base + l) as usize;
+            let end = head[v].saturating_add(lib.node_dur[v]);
+            for &s in lib.succs(base + l) {
+                let w = (base + s) as usize;
+                head[w] = head[w].max(end);
+            }
+        }
+        for &l in order.iter().rev() {
+            let v = (base + l) as usize;
+            let mut a = 0u64;
+            for &s in lib.succs(base + l) {
+                let w = (base + s) as usize;
+                a = a.max(after[w].saturating_add(lib.node_dur[w]));
+            }
+            after[v] = a;
+        }
+    }
+    (head, after)
 }
 
 /// `ceil(a / b)`, saturated down to u64::MAX (a bound stays a bound).

@@ -89,7 +89,11 @@ pub fn tiny_instance(rng: &mut Rng, durations: &[u64]) -> String {
             let mut run = Vec::new();
             let mut mem = Vec::new();
             for v in 1..=n {
-                run.push(format!("[{v},{},{}]", rnd(2), durations[rnd(durations.len() as u64) as usize]));
+                run.push(format!(
+                    "[{v},{},{}]",
+                    rnd(2),
+                    durations[rnd(durations.len() as u64) as usize]
+                ));
                 if rnd(10) < 7 {
                     let d = 1 + rnd(6);
                     demands.push(d);
