@@ -242,6 +242,17 @@ fn model(
     (m, t)
 }
 
+/// A node of a candidate tiling on one core type: its op, the candidate's
+/// index, its head and tail (op's plus intra-tiling) and duration, in units.
+#[derive(Clone, Copy)]
+struct CandNode {
+    op: u32,
+    k: u32,
+    head: u64,
+    tail: u64,
+    dur: f64,
+}
+
 /// Head-body-tail per core type over the chosen tilings' nodes: a node `v` of
 /// op `o` starts at or after `h(v) = head(o) + intra head` and ends by
 /// `T - q(v)`, `q(v) = tail(o) + intra tail` (prep::heads::intra_paths). For a
@@ -263,7 +274,7 @@ fn head_load_tail_rows(
     // Per core type: (op, candidate index, h(v), q(v), duration) of every
     // candidate node (in time units).
     let n_types = inst.platform.cores.len();
-    let mut nodes: Vec<Vec<(u32, u32, u64, u64, f64)>> = vec![Vec::new(); n_types];
+    let mut nodes: Vec<Vec<CandNode>> = vec![Vec::new(); n_types];
     for (o, ts) in cands.iter().enumerate() {
         for (k, &tl) in ts.iter().enumerate() {
             for v in lib.tilings[tl as usize].nodes() {
@@ -274,7 +285,13 @@ fn head_load_tail_rows(
                 let h = bounds.op_head[o].saturating_add(intra_head[vi]) / unit;
                 let q = bounds.op_tail[o].saturating_add(intra_after[vi]) / unit;
                 let d = (lib.node_dur[vi] / unit) as f64;
-                nodes[lib.node_core[vi] as usize].push((o as u32, k as u32, h, q, d));
+                nodes[lib.node_core[vi] as usize].push(CandNode {
+                    op: o as u32,
+                    k: k as u32,
+                    head: h,
+                    tail: q,
+                    dur: d,
+                });
             }
         }
     }
@@ -284,8 +301,12 @@ fn head_load_tail_rows(
         }
         for from_tails in [false, true] {
             // (first, second): (h, q), or (q, h) from the tails.
-            let key = |n: &(u32, u32, u64, u64, f64)| {
-                if from_tails { (n.3, n.2) } else { (n.2, n.3) }
+            let key = |n: &CandNode| {
+                if from_tails {
+                    (n.tail, n.head)
+                } else {
+                    (n.head, n.tail)
+                }
             };
             let mut levels: Vec<u64> = nodes[c].iter().map(|n| key(n).0).collect();
             levels.sort_unstable();
@@ -295,7 +316,7 @@ fn head_load_tail_rows(
                 let mut coef: std::collections::HashMap<(u32, u32), f64> = Default::default();
                 let mut q_min = u64::MAX;
                 for n in nodes[c].iter().filter(|n| key(n).0 >= h) {
-                    *coef.entry((n.0, n.1)).or_default() += n.4;
+                    *coef.entry((n.op, n.k)).or_default() += n.dur;
                     q_min = q_min.min(key(n).1);
                 }
                 if q_min == u64::MAX || h.saturating_add(q_min) == 0 {
