@@ -111,6 +111,18 @@ pub fn strengthen(inst: &Instance, bounds: &mut Bounds, deadline: &Deadline) {
     }
 }
 
+/// Every bound tmin proves without search, within `limit`: the combinatorial
+/// bounds and the tiling-choice relaxation (`tmin bound`, `check --bound`,
+/// `score`'s fallback T_min).
+pub fn proven_bounds(inst: &Instance, limit: Duration) -> Bounds {
+    let mut b = lower_bounds(inst);
+    let deadline = Deadline::after(limit);
+    if let Some(x) = crate::milp::aggregate::bound(inst, &b, &deadline) {
+        b.add(x);
+    }
+    b
+}
+
 /// [`solve`] within a given context.
 pub fn solve_in(engine: &dyn Engine, ctx: &Context) -> SolveResult {
     let Some(share) = engine.incumbent_share() else {

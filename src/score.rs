@@ -6,7 +6,7 @@
 //! the fraction is undefined), T >= T_max gives S_base, and an illegal or
 //! missing schedule gives S_base. Every schedule is validated before it is
 //! scored. T_min is never something that is not a bound: it comes from a
-//! reference (a bench folder or a CSV) or from `bounds::lower_bounds`, and a
+//! reference (a bench folder or a CSV) or from `engine::proven_bounds`, and a
 //! legal schedule below it is an error that names the reference.
 
 use std::collections::HashMap;
@@ -452,8 +452,12 @@ pub struct Scale {
     pub t_max_source: String,
 }
 
+/// Time for a computed T_min (`engine::proven_bounds`: the combinatorial
+/// bounds and the tiling-choice relaxation) when no reference gives one.
+const COMPUTED_BOUND_TIME: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// T_min and T_max for `inst`: T_min from the reference row named `name` when
-/// it has one, else from a fresh `lower_bounds`; T_max from `t_max_override`,
+/// it has one, else from a fresh `engine::proven_bounds`; T_max from `t_max_override`,
 /// else the reference, else `tmax::t_max`.
 pub fn scale_for(
     inst: &Instance,
@@ -477,7 +481,7 @@ pub fn scale_for(
         // A reference bound may be weaker than ours (a short run): the best
         // proven bound is the larger of the two.
         Some(((t, TminKind::Bound), at)) => {
-            let b = crate::bounds::lower_bounds(inst);
+            let b = crate::engine::proven_bounds(inst, COMPUTED_BOUND_TIME);
             if u128::from(b.best.value) > t {
                 (
                     u128::from(b.best.value),
@@ -495,7 +499,7 @@ pub fn scale_for(
                     r.source.display()
                 );
             }
-            let b = crate::bounds::lower_bounds(inst);
+            let b = crate::engine::proven_bounds(inst, COMPUTED_BOUND_TIME);
             (
                 u128::from(b.best.value),
                 TminKind::Bound,
