@@ -7,6 +7,10 @@
 pub struct SplitMix64(pub u64);
 
 impl SplitMix64 {
+    /// The generator with state `seed`.
+    pub fn new(seed: u64) -> Self {
+        SplitMix64(seed)
+    }
     /// Stream `stream` of `seed`: independent parts of a computation draw from
     /// their own streams, so that one part's draws do not shift another's.
     pub fn stream(seed: u64, stream: u64) -> Self {

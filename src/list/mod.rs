@@ -217,7 +217,7 @@ pub fn solve_with_bounds(
         );
         return r;
     }
-    let mut rng = Rng(opts.seed ^ 0x7431_6d69_6e00_0001);
+    let mut rng = Rng::new(opts.seed ^ 0x7431_6d69_6e00_0001);
     let progress = Progress::new(opts.progress);
     let mut notes: Vec<Note> = Vec::new();
 

@@ -216,26 +216,8 @@ pub fn keys(g: &NodeGraph, p: &Paths, rule: Rule) -> Vec<u64> {
     }
 }
 
-/// A small deterministic generator (SplitMix64) for randomised passes.
-#[derive(Clone, Debug)]
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n.max(1) as u64) as usize
-    }
-}
+/// The random generator of the randomised passes (the crate's one SplitMix64).
+pub type Rng = crate::rng::SplitMix64;
 
 /// Biased random sampling: each key scaled by a factor in [1 - eps, 1 + eps].
 pub fn perturb(base: &[u64], eps: f64, rng: &mut Rng) -> Vec<u64> {

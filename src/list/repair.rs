@@ -117,7 +117,7 @@ pub fn feasible_choice(
             stalled = 0;
             for &op in flexible {
                 let t = cand[op as usize];
-                if rng.below(2) == 0 {
+                if rng.below_mod(2) == 0 {
                     cand[op as usize] = other_tiling(inst, op, t, rng);
                 }
             }
@@ -129,10 +129,10 @@ pub fn feasible_choice(
                 .copied()
                 .filter(|&op| is_flexible[op as usize])
                 .collect();
-            let op = if blamed.is_empty() || rng.below(4) == 0 {
-                flexible[rng.below(flexible.len())]
+            let op = if blamed.is_empty() || rng.below_mod(4) == 0 {
+                flexible[rng.below_mod(flexible.len())]
             } else {
-                blamed[rng.below(blamed.len())]
+                blamed[rng.below_mod(blamed.len())]
             };
             let t = cand[op as usize];
             let t2 = other_tiling(inst, op, t, rng);
@@ -141,7 +141,7 @@ pub fn feasible_choice(
             // leaves room is mostly its own property: half the moves switch
             // every op of the group that used the same tiling; nearly all when
             // groups are large (one op among thousands rarely matters).
-            if rng.below(8) < group_moves_in_8 {
+            if rng.below_mod(8) < group_moves_in_8 {
                 let group = inst.graph.ops[op as usize].group;
                 for &o in flexible {
                     if inst.graph.ops[o as usize].group == group && cand[o as usize] == t {

@@ -633,7 +633,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
         self.paths = None;
         let mut stalled = 0;
         while !deadline.expired() && !self.reached(target) && stalled < patience {
-            let r = rng.below(base.len());
+            let r = rng.below_mod(base.len());
             let eps = 0.05 + 0.45 * rng.unit();
             let k = perturb(&base[r], eps, rng);
             let before = self.best.as_ref().map(|b| b.makespan);

@@ -195,6 +195,6 @@ pub fn other_tiling(inst: &Instance, op: u32, current: u32, rng: &mut super::pri
     if options.is_empty() {
         current
     } else {
-        options[rng.below(options.len())]
+        options[rng.below_mod(options.len())]
     }
 }

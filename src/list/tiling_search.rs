@@ -107,9 +107,9 @@ pub fn improve(
     {
         let mut cand = choice.clone();
         let (mut op, mut t) = (0, 0);
-        let group_move = rng.below(8) < group_moves_in_8;
+        let group_move = rng.below_mod(8) < group_moves_in_8;
         for _ in 0..width {
-            op = flexible[rng.below(flexible.len())];
+            op = flexible[rng.below_mod(flexible.len())];
             let from = choice[op as usize];
             t = tiling::other_tiling(inst, op, from, rng);
             cand[op as usize] = t;

@@ -69,8 +69,8 @@ pub fn solve(inst: &Instance, opts: &SolveOptions) -> SolveResult {
 }
 
 /// Converts a decoded model into a schedule in the crate's node numbering, with
-/// core ids assigned greedily in start order (at most CoreNum nodes run at any
-/// instant, so interval colouring needs no more than CoreNum cores).
+/// core ids by interval partitioning (`schedule::assign_cores`: at most
+/// CoreNum nodes run at any instant, so no more than CoreNum cores are needed).
 pub fn to_schedule(m: &Model, d: &Decoded) -> Schedule {
     let inst = m.inst;
     let lib = &inst.library;
@@ -86,48 +86,13 @@ pub fn to_schedule(m: &Model, d: &Decoded) -> Schedule {
             nodes.push(v);
         }
     }
-    let mut core = vec![0u32; start.len()];
-    let n_types = inst.platform.cores.len();
-    let mut by_type: Vec<Vec<usize>> = vec![Vec::new(); n_types];
-    for (i, &v) in nodes.iter().enumerate() {
-        let nd = &m.nodes[v as usize];
-        if lib.node_dur[nd.lib as usize] > 0 {
-            by_type[nd.core as usize].push(i);
-        }
-    }
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
-    for (c, mut list) in by_type.into_iter().enumerate() {
-        list.sort_by_key(|&i| start[i]);
-        // Freed cores, and the next never-used one: memory grows with the
-        // cores used, not with the declared count (up to 2^20 per type).
-        let count = inst.platform.cores[c].count;
-        let mut fresh = 0u32;
-        let mut free: BinaryHeap<Reverse<u32>> = BinaryHeap::new();
-        let mut busy: BinaryHeap<Reverse<(u128, u32)>> = BinaryHeap::new();
-        for i in list {
-            let s = u128::from(start[i]);
-            while let Some(&Reverse((e, k))) = busy.peek() {
-                if e > s {
-                    break;
-                }
-                busy.pop();
-                free.push(Reverse(k));
-            }
-            // No free core would be an encoding bug; the validator then rejects it.
-            let k = match free.pop() {
-                Some(Reverse(k)) => k,
-                None if fresh < count => {
-                    fresh += 1;
-                    fresh - 1
-                }
-                None => 0,
-            };
-            core[i] = k;
-            let dur = lib.node_dur[m.nodes[nodes[i] as usize].lib as usize];
-            busy.push(Reverse((s + u128::from(dur), k)));
-        }
-    }
+    let counts: Vec<u32> = inst.platform.cores.iter().map(|c| c.count).collect();
+    let dur = |i: usize| lib.node_dur[m.nodes[nodes[i] as usize].lib as usize];
+    let core_type = |i: usize| m.nodes[nodes[i] as usize].core as usize;
+    // No free core would be an encoding bug: every node then keeps core 0 and
+    // the validator rejects the schedule (an internal error, never output).
+    let core = crate::schedule::assign_cores(&start, dur, core_type, &counts)
+        .unwrap_or_else(|_| vec![0; start.len()]);
     Schedule {
         choice,
         start,
