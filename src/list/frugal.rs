@@ -219,3 +219,139 @@ pub fn node_list(g: &NodeGraph, ops: &[u32]) -> Vec<u32> {
     }
     list
 }
+
+/// Ready nodes tried per step of `fitted_order` before it gives up.
+const FIT_TRIES: usize = 64;
+
+/// The serial order closest to `rank` (a node ranking, e.g. a memory-blind
+/// schedule's start order) that fits memory under the hold rule: one node at
+/// a time, the ready node (all predecessors placed) of smallest rank whose
+/// start fits beside the holds open, after the holds that start releases (it
+/// is their holder's last unplaced successor demanding that type). Ranks that
+/// interleave ops, as a packed schedule does, keep memory near that
+/// schedule's peak where op-by-op orders trap it. `None` when none of the
+/// `FIT_TRIES` best-ranked ready nodes fits (the order trapped memory, or a
+/// joint start would be needed) or `deadline` passes.
+/// O(n log n + n * FIT_TRIES * (preds per node) * types) time, O(n * types) memory.
+pub fn fitted_order(g: &NodeGraph, rank: &[u32], deadline: &Deadline) -> Option<Vec<u32>> {
+    let n = g.n_nodes();
+    let n_mem = g.inst.platform.mems.len();
+    let caps: Vec<u128> = g
+        .inst
+        .platform
+        .mems
+        .iter()
+        .map(|m| u128::from(m.size))
+        .collect();
+    // pending[v * n_mem + m]: unplaced successors of v demanding m;
+    // npred[v]: unplaced predecessors.
+    let mut pending = vec![0u32; n * n_mem];
+    let mut npred = vec![0u32; n];
+    for v in 0..n as u32 {
+        g.for_each_succ(v, |z| {
+            npred[z as usize] += 1;
+            for e in g.mems(z) {
+                pending[v as usize * n_mem + e.mem as usize] += 1;
+            }
+        });
+    }
+    let mut held = vec![0u128; n_mem];
+    let mut freed = vec![0u128; n_mem];
+    let mut ready: std::collections::BinaryHeap<Reverse<(u32, u32)>> = (0..n as u32)
+        .filter(|&v| npred[v as usize] == 0)
+        .map(|v| Reverse((rank[v as usize], v)))
+        .collect();
+    let mut skipped: Vec<Reverse<(u32, u32)>> = Vec::with_capacity(FIT_TRIES);
+    let mut out = Vec::with_capacity(n);
+    while !ready.is_empty() {
+        if out.len() % 1024 == 1023 && deadline.expired() {
+            return None;
+        }
+        let mut chosen = None;
+        while let Some(e) = ready.pop() {
+            let v = e.0.1;
+            release_of(g, v, n_mem, &pending, &mut freed);
+            let fits = g.mems(v).iter().all(|d| {
+                let m = d.mem as usize;
+                held[m] - freed[m] + u128::from(d.amount) <= caps[m]
+            });
+            if fits {
+                chosen = Some(v);
+                break;
+            }
+            skipped.push(e);
+            if skipped.len() == FIT_TRIES {
+                break;
+            }
+        }
+        ready.extend(skipped.drain(..));
+        let Some(v) = chosen else {
+            log::debug!(
+                "fitted order: no ready node fits after {} of {n} nodes",
+                out.len()
+            );
+            return None;
+        };
+        out.push(v);
+        // `freed` is v's release (computed last, for v).
+        for m in 0..n_mem {
+            held[m] -= freed[m];
+        }
+        g.for_each_pred(v, |u| {
+            for e in g.mems(v) {
+                pending[u as usize * n_mem + e.mem as usize] -= 1;
+            }
+        });
+        for e in g.mems(v) {
+            if pending[v as usize * n_mem + e.mem as usize] > 0 {
+                held[e.mem as usize] += u128::from(e.amount);
+            }
+        }
+        g.for_each_succ(v, |z| {
+            npred[z as usize] -= 1;
+            if npred[z as usize] == 0 {
+                ready.push(Reverse((rank[z as usize], z)));
+            }
+        });
+    }
+    Some(out)
+}
+
+/// What starting `v` releases, per memory type: the demand of each
+/// predecessor `u` (placed, holding) for which `v` is the last unplaced
+/// successor demanding that type.
+fn release_of(g: &NodeGraph, v: u32, n_mem: usize, pending: &[u32], freed: &mut [u128]) {
+    freed.iter_mut().for_each(|x| *x = 0);
+    g.for_each_pred(v, |u| {
+        for e in g.mems(v) {
+            let m = e.mem as usize;
+            if pending[u as usize * n_mem + m] == 1 {
+                freed[m] += u128::from(g.demand(u, e.mem));
+            }
+        }
+    });
+}
+
+/// Each node's rank in the start order of a memory-blind schedule: list
+/// scheduling in topological order (ops in input order among the ready ones)
+/// on the real cores, memory ignored. That order runs ops side by side the
+/// way a packed schedule does.
+pub fn blind_rank(g: &NodeGraph) -> Vec<u32> {
+    // Core counts up to 2^20 a type are declared; a schedule needs at most
+    // one core per node.
+    let cores: Vec<u32> = g
+        .inst
+        .platform
+        .cores
+        .iter()
+        .map(|c| c.count.min(g.n_nodes() as u32).max(1))
+        .collect();
+    let s = crate::generate::list_schedule(g, &g.topo_order(), &cores, false);
+    let mut order: Vec<u32> = (0..g.n_nodes() as u32).collect();
+    order.sort_unstable_by_key(|&v| (s.start[v as usize], v));
+    let mut rank = vec![0u32; order.len()];
+    for (k, &v) in order.iter().enumerate() {
+        rank[v as usize] = k as u32;
+    }
+    rank
+}

@@ -187,7 +187,8 @@ impl<'g, 'a> Searcher<'g, 'a> {
     }
 
     /// Ensures a guide exists, building one from the memory-frugal op order
-    /// (else the input op order) the first time; its serial schedule is
+    /// (else the input op order, else a memory-blind schedule's start order
+    /// fitted to memory node by node) the first time; its serial schedule is
     /// offered as a schedule. False when neither order fits memory serially
     /// (`last_deadlock` then names the op and memory type) or time ran out.
     pub fn first_schedule(&mut self, deadline: &Deadline) -> bool {
@@ -197,18 +198,26 @@ impl<'g, 'a> Searcher<'g, 'a> {
         if self.no_guide {
             return false;
         }
-        for kind in ["memory-frugal op order", "input op order"] {
-            let ops = if kind.starts_with("memory") {
-                frugal::memory_order(self.g, deadline)
-            } else {
-                Some(frugal::input_order(self.g))
+        for kind in [
+            "memory-frugal op order",
+            "input op order",
+            "memory-blind start order, fitted",
+        ] {
+            let list = match kind {
+                "memory-frugal op order" => frugal::memory_order(self.g, deadline)
+                    .map(|ops| frugal::node_list(self.g, &ops)),
+                "input op order" => Some(frugal::node_list(self.g, &frugal::input_order(self.g))),
+                _ => match frugal::fitted_order(self.g, &frugal::blind_rank(self.g), deadline) {
+                    Some(list) => Some(list),
+                    None if deadline.expired() => None,
+                    // The order trapped memory: no guide from it.
+                    None => continue,
+                },
             };
-            let Some(ops) = ops else {
+            let Some(list) = list else {
                 self.timed_out = true;
                 return false;
             };
-            let list = frugal::node_list(self.g, &ops);
-            drop(ops);
             match Guide::new(&self.md, &list, deadline) {
                 Ok((gd, s)) => {
                     self.passes += 1;
