@@ -334,9 +334,10 @@ fn release_of(g: &NodeGraph, v: u32, n_mem: usize, pending: &[u32], freed: &mut 
 
 /// Each node's rank in the start order of a memory-blind schedule: list
 /// scheduling in topological order (ops in input order among the ready ones)
-/// on the real cores, memory ignored. That order runs ops side by side the
-/// way a packed schedule does.
-pub fn blind_rank(g: &NodeGraph) -> Vec<u32> {
+/// on the real cores divided by `slow_down`, memory ignored. That order runs
+/// ops side by side the way a packed schedule does; fewer cores run fewer
+/// side by side (fewer holds open at once).
+pub fn blind_rank(g: &NodeGraph, slow_down: u32) -> Vec<u32> {
     // Core counts up to 2^20 a type are declared; a schedule needs at most
     // one core per node.
     let cores: Vec<u32> = g
@@ -344,7 +345,7 @@ pub fn blind_rank(g: &NodeGraph) -> Vec<u32> {
         .platform
         .cores
         .iter()
-        .map(|c| c.count.min(g.n_nodes() as u32).max(1))
+        .map(|c| (c.count / slow_down).min(g.n_nodes() as u32).max(1))
         .collect();
     let s = crate::generate::list_schedule(g, &g.topo_order(), &cores, false);
     let mut order: Vec<u32> = (0..g.n_nodes() as u32).collect();
