@@ -24,6 +24,11 @@ pub const MAX_OPS: usize = 20_000;
 /// Largest scaled work sum: HiGHS's tolerances must resolve one time unit.
 const MAX_SCALED: f64 = 1e9;
 
+/// Largest library (nodes) for the per-node head-and-load rows: they need the
+/// intra-tiling heads and tails of every library node (16 bytes each) and a
+/// 32-byte record per candidate node; beyond, the model keeps its other rows.
+const MAX_ROW_NODES: usize = 2_000_000;
+
 /// Head (and tail) thresholds per core type in the head-and-load rows.
 const LEVELS: usize = 8;
 
@@ -238,7 +243,9 @@ fn model(
             m.ge(&e, 0.0, String::new);
         }
     }
-    head_load_tail_rows(&mut m, t, inst, bounds, &x, cands, unit);
+    if inst.library.n_nodes() <= MAX_ROW_NODES {
+        head_load_tail_rows(&mut m, t, inst, bounds, &x, cands, unit);
+    }
     (m, t)
 }
 
