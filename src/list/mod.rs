@@ -196,16 +196,16 @@ pub fn greedy(
     r
 }
 
-/// The engine with precomputed bounds (the exact engines call this for their incumbent).
+/// The engine with precomputed bounds (the exact engines call this for their
+/// incumbent): a first schedule (both starting tiling choices, a warm start,
+/// else the tiling repair), then the tiling search, then sampling and
+/// forward-backward on the final choice.
 pub fn solve_with_bounds(
     inst: &Instance,
     opts: &SolveOptions,
     lopts: &ListOptions,
     bounds: &Bounds,
 ) -> SolveResult {
-    const ENGINE: &str = "list";
-    let deadline = Deadline::after(opts.time_limit);
-    let lb = bounds.best.value;
     let bad = inst.ops_without_usable_tiling();
     if !bad.is_empty() {
         let mut r = SolveResult::without_schedule(Status::Infeasible, 0, "none", ENGINE);
@@ -217,195 +217,270 @@ pub fn solve_with_bounds(
         );
         return r;
     }
-    let mut rng = Rng::new(opts.seed ^ 0x7431_6d69_6e00_0001);
-    let progress = Progress::new(opts.progress);
-    let mut notes: Vec<Note> = Vec::new();
-
-    // 1. Initial choice; if it cannot be scheduled, a memory-lean one.
-    let mut choice = initial_choice(inst);
-    let mut best: Option<Found> = None;
-    let mut pass_seconds = 0.0;
-    let mut free_stats: search::FreeStats = Default::default();
-    // The first phase's guide with its choice: sampling reuses it when the
-    // tiling search keeps that choice (a serial pass saved, 7 s at 10^7).
-    let mut kept_guide = None;
-    for label in ["shortest-path tilings", "memory-lean tilings"] {
-        if deadline.expired() {
-            break;
-        }
-        // The lean choice only when the first one found nothing (it costs a
-        // walk over the whole library).
-        let c = if label.starts_with("shortest") {
-            choice.clone()
-        } else {
-            lean_choice(inst)
-        };
-        let t = Instant::now();
-        let g = match NodeGraph::new(inst, c.clone()) {
-            Ok(g) => g,
-            Err(e) => {
-                notes.push(Note::info(e));
-                continue;
-            }
-        };
-        let mut s = Searcher::new(&g);
-        // A share of the time: the tiling search and sampling gain more on
-        // large graphs than the last rules; but a first schedule in any case,
-        // and a first parallel one if a guarded pass can finish in time.
-        s.first_guarded_pass_until(&deadline);
-        s.deterministic(lb, &deadline.share(deterministic_share(g.n_nodes())));
-        s.ensure_schedule(&deadline);
-        free_stats = s.free_stats();
-        pass_seconds = t.elapsed().as_secs_f64() / s.passes.max(1) as f64;
-        if s.deadlocks > 0 {
-            notes.push(Note::info(format!(
-                "{label}: {} unguarded attempts deadlocked on memory in {} passes (the pass then went on in a narrower or guarded mode)",
-                s.deadlocks, s.passes
-            )));
-        }
-        if let Some(f) = s.best.take() {
-            kept_guide = s.take_guide().map(|gd| (c.clone(), gd));
-            choice = c;
-            notes.push(Note::info(format!(
-                "{label}: makespan {} by {}",
-                f.makespan, f.how
-            )));
-            best = Some(f);
-            break;
-        }
-        if let Some(d) = &s.last_deadlock {
-            notes.push(Note::info(format!(
-                "{label}: no schedule found; {}",
-                stuck_note(inst, d)
-            )));
-        }
-    }
-    // A warm start (checked by the caller) replaces the scheme's schedule when
-    // it is at least as good; the tiling search and sampling go on from it.
+    let mut run = Run {
+        inst,
+        deadline: Deadline::after(opts.time_limit),
+        lb: bounds.best.value,
+        rng: Rng::new(opts.seed ^ 0x7431_6d69_6e00_0001),
+        progress: Progress::new(opts.progress),
+        notes: Vec::new(),
+        choice: initial_choice(inst),
+        best: None,
+        pass_seconds: 0.0,
+        free_stats: Default::default(),
+        kept_guide: None,
+    };
+    run.first_schedule();
     if let Some(st) = &opts.start {
-        let given = NodeGraph::new(inst, st.choice.clone())
-            .ok()
-            .and_then(|g| found_from(&g, st, "warm start"));
-        match given {
-            Some(f) if best.as_ref().is_none_or(|b| f.makespan <= b.makespan) => {
-                notes.push(Note::info(format!("warm start: makespan {}", f.makespan)));
-                choice = st.choice.clone();
-                best = Some(f);
-            }
-            Some(f) => notes.push(Note::info(format!(
-                "warm start: makespan {}, list scheduling found better",
-                f.makespan
-            ))),
-            None => notes.push(Note::info(
-                "warm start ignored: it does not fit the instance",
-            )),
-        }
+        run.warm_start(st);
     }
-    // No schedule from either choice: with tight memory the tilings are to
-    // blame more often than the order, so walk the choices (half the time).
     let flexible = flexible_ops(inst);
-    if best.is_none() && !flexible.is_empty() && !deadline.expired() {
-        let t = Instant::now();
-        let rep = repair::feasible_choice(
-            inst,
-            lean_choice(inst),
-            &flexible,
-            &deadline.share(0.5),
-            &mut rng,
-            &progress,
-        );
-        match rep.found {
-            Some((c, f)) => {
-                notes.push(Note {
-                    kind: NoteKind::TilingRepair { found: true },
-                    text: format!(
-                        "tiling repair: makespan {} after {} tries ({} restarts, {:.2} s), by {}",
-                        f.makespan,
-                        rep.tries,
-                        rep.restarts,
-                        t.elapsed().as_secs_f64(),
-                        f.how
-                    ),
-                });
-                choice = c;
-                best = Some(f);
-            }
-            None => notes.push(Note {
-                kind: NoteKind::TilingRepair { found: false },
-                text: format!(
-                    "tiling repair: no schedulable choice in {} tries ({} restarts, {:.2} s; \
-                 a longer --time-limit gives it more tries)",
-                    rep.tries,
-                    rep.restarts,
-                    t.elapsed().as_secs_f64()
-                ),
-            }),
-        }
+    if run.best.is_none() && !flexible.is_empty() && !run.deadline.expired() {
+        run.repair(&flexible);
     }
-    let Some(mut best) = best else {
-        let mut r = SolveResult::without_schedule(Status::Unknown, lb, &bounds.best.source, ENGINE);
-        r.notes.extend(notes);
+    if run.best.is_none() {
+        let mut r =
+            SolveResult::without_schedule(Status::Unknown, run.lb, &bounds.best.source, ENGINE);
+        r.notes.extend(run.notes);
         r.note("no legal schedule found by list scheduling (not a proof of infeasibility)");
         return r;
-    };
-
-    log::debug!("first phase done in {:.2} s", deadline.elapsed());
-    // 2. Tiling local search, when there is a choice and time for it.
+    }
+    log::debug!("first phase done in {:.2} s", run.deadline.elapsed());
     let patience = lopts.patience.unwrap_or(usize::MAX);
-    if !flexible.is_empty() && best.makespan > lb {
-        let out = tiling_search::improve(
-            inst,
-            &flexible,
-            (choice, best),
-            lb,
-            free_stats,
-            patience,
-            pass_seconds,
-            &deadline.share(0.5),
-            &mut rng,
-            &progress,
-        );
-        (choice, best) = out.best;
-        notes.extend(out.notes);
-    }
-
-    log::debug!("tiling search done at {:.2} s", deadline.elapsed());
-    // 3. Sampling and forward-backward on the final choice.
-    if best.makespan > lb && !deadline.expired() {
-        let g = NodeGraph::new(inst, choice.clone()).expect("built before");
-        let mut s = Searcher::with_stats(&g, free_stats);
-        if let Some((c, gd)) = kept_guide.take()
-            && c == choice
-        {
-            s.set_guide(gd);
-        }
-        s.best = Some(best.clone());
-        s.forward_backward(3, lb, &deadline);
-        s.sample(&mut rng, lb, &deadline, patience, &progress);
-        notes.push(Note::info(format!("sampling: {} passes", s.passes)));
-        if let Some(f) = s.best
-            && f.makespan < best.makespan
-        {
-            best = f;
-        }
-    }
-
+    run.tiling_search(&flexible, patience);
+    log::debug!("tiling search done at {:.2} s", run.deadline.elapsed());
+    run.sampling(patience);
     log::debug!(
         "search done, peak RSS {:.0} MiB",
         crate::solve::peak_rss_mib().unwrap_or(0.0)
     );
-    let mut r = match SolveResult::found(inst, best.schedule, lb, &bounds.best.source, ENGINE) {
-        Ok(r) => r,
-        Err(e) => {
-            // An engine bug: never print the schedule. Report honestly.
-            log::error!("{e}");
-            let mut r =
-                SolveResult::without_schedule(Status::Unknown, lb, &bounds.best.source, ENGINE);
-            r.internal(e.to_string());
-            return r;
+    run.finish(&bounds.best.source)
+}
+
+/// The engine's name in results.
+const ENGINE: &str = "list";
+
+/// The list engine's state from one phase to the next.
+struct Run<'a> {
+    inst: &'a Instance,
+    deadline: Deadline,
+    lb: u64,
+    rng: Rng,
+    progress: Progress,
+    notes: Vec<Note>,
+    /// The tiling choice of `best` (or the next to try before there is one).
+    choice: Vec<u32>,
+    best: Option<Found>,
+    pass_seconds: f64,
+    free_stats: search::FreeStats,
+    /// The first phase's guide with its choice: sampling reuses it when the
+    /// tiling search keeps that choice (a serial pass saved, 7 s at 10^7).
+    kept_guide: Option<(Vec<u32>, (sgs::Guide, String))>,
+}
+
+impl Run<'_> {
+    /// The shortest-path tilings, else the memory-lean ones (a walk over the
+    /// whole library, so only when the first found nothing): the scheme's
+    /// deterministic passes on a share of the time, and a first schedule in
+    /// any case.
+    fn first_schedule(&mut self) {
+        let inst = self.inst;
+        for label in ["shortest-path tilings", "memory-lean tilings"] {
+            if self.deadline.expired() {
+                break;
+            }
+            let c = if label.starts_with("shortest") {
+                self.choice.clone()
+            } else {
+                lean_choice(inst)
+            };
+            let t = Instant::now();
+            let g = match NodeGraph::new(inst, c.clone()) {
+                Ok(g) => g,
+                Err(e) => {
+                    self.notes.push(Note::info(e));
+                    continue;
+                }
+            };
+            let mut s = Searcher::new(&g);
+            // A share of the time: the tiling search and sampling gain more
+            // on large graphs than the last rules; but a first schedule in any
+            // case, and a first parallel one if a guarded pass can finish.
+            s.first_guarded_pass_until(&self.deadline);
+            let share = self.deadline.share(deterministic_share(g.n_nodes()));
+            s.deterministic(self.lb, &share);
+            s.ensure_schedule(&self.deadline);
+            self.free_stats = s.free_stats();
+            self.pass_seconds = t.elapsed().as_secs_f64() / s.passes.max(1) as f64;
+            if s.deadlocks > 0 {
+                self.notes.push(Note::info(format!(
+                    "{label}: {} unguarded attempts deadlocked on memory in {} passes (the pass then went on in a narrower or guarded mode)",
+                    s.deadlocks, s.passes
+                )));
+            }
+            if let Some(f) = s.best.take() {
+                self.kept_guide = s.take_guide().map(|gd| (c.clone(), gd));
+                self.choice = c;
+                self.notes.push(Note::info(format!(
+                    "{label}: makespan {} by {}",
+                    f.makespan, f.how
+                )));
+                self.best = Some(f);
+                return;
+            }
+            if let Some(d) = &s.last_deadlock {
+                self.notes.push(Note::info(format!(
+                    "{label}: no schedule found; {}",
+                    stuck_note(inst, d)
+                )));
+            }
         }
-    };
-    r.notes.extend(notes);
-    r.note(format!("best schedule: {}", best.how));
-    r
+    }
+
+    /// A warm start (checked by the caller) replaces the scheme's schedule
+    /// when it is at least as good; the tiling search and sampling go on from it.
+    fn warm_start(&mut self, st: &crate::schedule::Schedule) {
+        let given = NodeGraph::new(self.inst, st.choice.clone())
+            .ok()
+            .and_then(|g| found_from(&g, st, "warm start"));
+        match given {
+            Some(f) if self.best.as_ref().is_none_or(|b| f.makespan <= b.makespan) => {
+                self.notes
+                    .push(Note::info(format!("warm start: makespan {}", f.makespan)));
+                self.choice = st.choice.clone();
+                self.best = Some(f);
+            }
+            Some(f) => self.notes.push(Note::info(format!(
+                "warm start: makespan {}, list scheduling found better",
+                f.makespan
+            ))),
+            None => self.notes.push(Note::info(
+                "warm start ignored: it does not fit the instance",
+            )),
+        }
+    }
+
+    /// No schedule from either choice: with tight memory the tilings are to
+    /// blame more often than the order, so walk the choices (half the time).
+    fn repair(&mut self, flexible: &[u32]) {
+        let t = Instant::now();
+        let rep = repair::feasible_choice(
+            self.inst,
+            lean_choice(self.inst),
+            flexible,
+            &self.deadline.share(0.5),
+            &mut self.rng,
+            &self.progress,
+        );
+        let (found, text) = match rep.found {
+            Some((c, f)) => {
+                let text = format!(
+                    "tiling repair: makespan {} after {} tries ({} restarts, {:.2} s), by {}",
+                    f.makespan,
+                    rep.tries,
+                    rep.restarts,
+                    t.elapsed().as_secs_f64(),
+                    f.how
+                );
+                self.choice = c;
+                self.best = Some(f);
+                (true, text)
+            }
+            None => (
+                false,
+                format!(
+                    "tiling repair: no schedulable choice in {} tries ({} restarts, {:.2} s; \
+                     a longer --time-limit gives it more tries)",
+                    rep.tries,
+                    rep.restarts,
+                    t.elapsed().as_secs_f64()
+                ),
+            ),
+        };
+        self.notes.push(Note {
+            kind: NoteKind::TilingRepair { found },
+            text,
+        });
+    }
+
+    /// Tiling local search, when there is a choice and time for it.
+    fn tiling_search(&mut self, flexible: &[u32], patience: usize) {
+        let Some(best) = self.best.take() else { return };
+        if flexible.is_empty() || best.makespan <= self.lb {
+            self.best = Some(best);
+            return;
+        }
+        let out = tiling_search::improve(
+            self.inst,
+            flexible,
+            (std::mem::take(&mut self.choice), best),
+            self.lb,
+            self.free_stats,
+            patience,
+            self.pass_seconds,
+            &self.deadline.share(0.5),
+            &mut self.rng,
+            &self.progress,
+        );
+        let (choice, best) = out.best;
+        self.choice = choice;
+        self.best = Some(best);
+        self.notes.extend(out.notes);
+    }
+
+    /// Sampling and forward-backward on the final choice.
+    fn sampling(&mut self, patience: usize) {
+        let Some(best) = &self.best else { return };
+        if best.makespan <= self.lb || self.deadline.expired() {
+            return;
+        }
+        let g = NodeGraph::new(self.inst, self.choice.clone()).expect("built before");
+        let mut s = Searcher::with_stats(&g, self.free_stats);
+        if let Some((c, gd)) = self.kept_guide.take()
+            && c == self.choice
+        {
+            s.set_guide(gd);
+        }
+        s.best = Some(best.clone());
+        s.forward_backward(3, self.lb, &self.deadline);
+        s.sample(
+            &mut self.rng,
+            self.lb,
+            &self.deadline,
+            patience,
+            &self.progress,
+        );
+        self.notes
+            .push(Note::info(format!("sampling: {} passes", s.passes)));
+        if let Some(f) = s.best
+            && self.best.as_ref().is_some_and(|b| f.makespan < b.makespan)
+        {
+            self.best = Some(f);
+        }
+    }
+
+    /// The result: the best schedule through the validator (an engine bug
+    /// yields an internal error, never the schedule), with the notes.
+    fn finish(self, bound_source: &str) -> SolveResult {
+        let best = self.best.expect("finish is called with a schedule");
+        let how = best.how;
+        let mut r =
+            match SolveResult::found(self.inst, best.schedule, self.lb, bound_source, ENGINE) {
+                Ok(r) => r,
+                Err(e) => {
+                    log::error!("{e}");
+                    let mut r = SolveResult::without_schedule(
+                        Status::Unknown,
+                        self.lb,
+                        bound_source,
+                        ENGINE,
+                    );
+                    r.internal(e.to_string());
+                    return r;
+                }
+            };
+        r.notes.extend(self.notes);
+        r.note(format!("best schedule: {how}"));
+        r
+    }
 }
