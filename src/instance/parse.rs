@@ -208,6 +208,8 @@ impl<R: Read> Parser<R> {
         Ok(())
     }
 
+    /// One `AddOpInfo`: a tiling of an (OpType, Shape) group, its subgraph
+    /// checked (node ids, edges, acyclic) and stored in the flat library.
     fn op_info(&mut self, pos: Pos) -> InputResult<()> {
         let Some(platform) = self.platform.as_ref() else {
             return Err(self.lx.error_at(
@@ -215,336 +217,37 @@ impl<R: Read> Parser<R> {
                 "AddOpInfo before SetSocInfo; SetSocInfo must come first",
             ));
         };
-        let lx = &mut self.lx;
         let s = &mut self.scratch;
-        lx.expect(b'(', "after AddOpInfo")?;
-        let op_type = lx.u32("OpType")?;
-        lx.expect(b',', "after OpType in AddOpInfo")?;
-        let shape = lx.u32("Shape")?;
-        lx.expect(b',', "after Shape in AddOpInfo")?;
-        let tiling_id = lx.u32("Tiling")?;
-        lx.expect(b',', "after Tiling in AddOpInfo")?;
-        s.edges.clear();
-        lx.list("the subgraph edges [[PrevNode,NextNode],...]", |lx| {
-            lx.skip_ws()?;
-            let at = lx.pos();
-            let [a, b] = lx.tuple(
-                "the subgraph edges",
-                [("PrevNode", true), ("NextNode", true)],
-            )?;
-            s.edges.push((a as u32, b as u32, at));
-            Ok(())
-        })?;
-        lx.expect(b',', "after the subgraph edges in AddOpInfo")?;
-        s.run.clear();
-        lx.list("the run detail [[Node,CoreType,ExecTime],...]", |lx| {
-            lx.skip_ws()?;
-            let at = lx.pos();
-            let [n, c, t] = lx.tuple(
-                "the run detail",
-                [("Node", true), ("CoreType", true), ("ExecTime", false)],
-            )?;
-            s.run.push((n as u32, c as u32, t, at));
-            Ok(())
-        })?;
-        lx.expect(b',', "after the run detail in AddOpInfo")?;
-        s.mem.clear();
-        lx.list("the memory detail [[Node,MemType,MemSize],...]", |lx| {
-            lx.skip_ws()?;
-            let at = lx.pos();
-            let [n, m, z] = lx.tuple(
-                "the memory detail",
-                [("Node", true), ("MemType", true), ("MemSize", false)],
-            )?;
-            s.mem.push((n as u32, m as u32, z, at));
-            Ok(())
-        })?;
-        lx.expect(b')', "to close AddOpInfo")?;
-
+        let (op_type, shape, tiling_id) = read_op_lists(&mut self.lx, s)?;
         let what = format!("AddOpInfo({op_type},{shape},{tiling_id},...)");
-        let err = |at: Pos, msg: String| InputError::new(lx.file(), at, format!("{what}: {msg}"));
-
-        // Duplicate (OpType, Shape, Tiling).
-        let lib = &mut self.lib;
-        let g = match lib.group_of.get(&(op_type, shape)) {
-            Some(&g) => {
-                if let Some(&t) = lib.groups[g as usize]
-                    .tilings
-                    .iter()
-                    .find(|&&t| lib.tilings[t as usize].id == tiling_id)
-                {
-                    let first = lib.tilings[t as usize].pos.line;
-                    return Err(err(
-                        pos,
-                        format!("duplicate (OpType, Shape, Tiling); first defined on line {first}"),
-                    ));
-                }
-                g
-            }
-            None => {
-                let g = lib.groups.len() as u32;
-                lib.groups.push(Group {
-                    op_type,
-                    shape,
-                    tilings: Vec::new(),
-                });
-                lib.group_of.insert((op_type, shape), g);
-                g
-            }
+        let e = At {
+            file: self.lx.file(),
+            what: &what,
         };
-
-        // Node ids -> local indices.
+        let lib = &mut self.lib;
+        let g = group_for(lib, (op_type, shape, tiling_id), pos, &e)?;
         let n = s.run.len();
         let first_node = lib.node_id.len();
         if first_node + n >= u32::MAX as usize {
-            return Err(err(pos, "the library exceeds 4e9 nodes".into()));
+            return Err(e.err(pos, "the library exceeds 4e9 nodes".into()));
         }
-        let dense_base = s.run.first().map(|r| r.0);
-        let dense = dense_base.is_some_and(|b| {
-            s.run
-                .iter()
-                .enumerate()
-                .all(|(i, r)| u64::from(r.0) == u64::from(b) + i as u64)
-        });
-        s.ids.clear();
-        if !dense {
-            s.ids
-                .extend(s.run.iter().enumerate().map(|(i, r)| (r.0, i as u32)));
-            s.ids.sort_unstable();
-            if let Some(w) = s.ids.windows(2).find(|w| w[0].0 == w[1].0) {
-                let at = s.run[w[1].1 as usize].3;
-                return Err(err(
-                    at,
-                    format!("node {} appears twice in the run detail", w[0].0),
-                ));
-            }
-        }
-        let ids = &s.ids;
-        let local = |id: u32| -> Option<u32> {
-            if dense {
-                let l = id.checked_sub(dense_base.unwrap_or(0))?;
-                ((l as usize) < n).then_some(l)
-            } else {
-                ids.binary_search_by_key(&id, |&(i, _)| i)
-                    .ok()
-                    .map(|k| ids[k].1)
-            }
-        };
-
-        // Edges in local indices, deduplicated.
-        s.local_edges.clear();
-        for &(a, b, at) in &s.edges {
-            let la = local(a).ok_or_else(|| {
-                err(
-                    at,
-                    format!("edge [{a},{b}] names node {a}, which the run detail does not list"),
-                )
-            })?;
-            let lb = local(b).ok_or_else(|| {
-                err(
-                    at,
-                    format!("edge [{a},{b}] names node {b}, which the run detail does not list"),
-                )
-            })?;
-            if la == lb {
-                return Err(err(
-                    at,
-                    format!("edge [{a},{b}] is a cycle (a node before itself)"),
-                ));
-            }
-            s.local_edges.push((la, lb));
-        }
-        s.local_edges.sort_unstable();
-        s.local_edges.dedup();
-
-        // Topological order (Kahn); a leftover node lies on or behind a cycle.
-        s.indeg.clear();
-        s.indeg.resize(n, 0);
-        for &(_, b) in &s.local_edges {
-            s.indeg[b as usize] += 1;
-        }
-        // succ CSR offsets inside this tiling: local_edges is sorted by source.
-        let mut succ_start = vec![0u32; n + 1];
-        for &(a, _) in &s.local_edges {
-            succ_start[a as usize + 1] += 1;
-        }
-        for i in 0..n {
-            succ_start[i + 1] += succ_start[i];
-        }
-        // Successor targets in CSR order (local_edges is sorted by source).
-        s.targets.clear();
-        s.targets.extend(s.local_edges.iter().map(|&(_, b)| b));
-        s.order.clear();
-        s.order
-            .extend((0..n as u32).filter(|&v| s.indeg[v as usize] == 0));
-        let targets = &s.targets;
-        crate::dag::kahn_from(&mut s.indeg, &mut s.order, 0, |v| {
-            &targets[succ_start[v as usize] as usize..succ_start[v as usize + 1] as usize]
-        });
-        if s.order.len() < n {
-            let cycle = find_cycle(&s.local_edges, &succ_start, &s.indeg);
-            let names: Vec<String> = cycle
-                .iter()
-                .map(|&l| s.run[l as usize].0.to_string())
-                .collect();
-            return Err(err(
-                pos,
-                format!("the subgraph has a cycle: {}", names.join(" -> ")),
-            ));
-        }
-
-        // Node attributes, usability.
-        let mut usable: Result<(), Unusable> = Ok(());
-        for &(id, core, dur, _) in &s.run {
-            let c = match platform.core_index(core) {
-                Some(c) => {
-                    if platform.cores[c as usize].count == 0 && usable.is_ok() {
-                        usable = Err(Unusable::ZeroCores {
-                            node: id,
-                            core_type: core,
-                        });
-                    }
-                    c
-                }
-                None => {
-                    if usable.is_ok() {
-                        usable = Err(Unusable::MissingCoreType {
-                            node: id,
-                            core_type: core,
-                        });
-                    }
-                    NO_CORE
-                }
-            };
-            lib.node_id.push(id);
-            lib.node_core.push(c);
-            lib.node_dur.push(dur);
-        }
-
-        // Memory: sum entries per (node, type), drop zeros.
-        s.mem_sum.clear();
-        for &(id, m, size, at) in &s.mem {
-            let l = local(id).ok_or_else(|| {
-                err(
-                    at,
-                    format!(
-                        "memory entry [{id},{m},{size}] names node {id}, which the run detail does not list"
-                    ),
-                )
-            })?;
-            if size > 0 {
-                s.mem_sum.push((l, m, u128::from(size)));
-            }
-        }
-        s.mem_sum.sort_unstable_by_key(|&(l, m, _)| (l, m));
-        let mut k = 0;
-        let mut per_node = vec![0u32; n + 1];
-        let mem_base = lib.mem.len();
-        while k < s.mem_sum.len() {
-            let (l, m, mut total) = s.mem_sum[k];
-            k += 1;
-            while k < s.mem_sum.len() && s.mem_sum[k].0 == l && s.mem_sum[k].1 == m {
-                total += s.mem_sum[k].2;
-                k += 1;
-            }
-            let node = s.run[l as usize].0;
-            match platform.mem_index(m) {
-                None => {
-                    if usable.is_ok() {
-                        usable = Err(Unusable::MissingMemType { node, mem_type: m });
-                    }
-                }
-                Some(mi) => {
-                    let cap = platform.mems[mi as usize].size;
-                    if total > u128::from(cap) {
-                        if usable.is_ok() {
-                            usable = Err(Unusable::TooMuchMemory {
-                                node,
-                                mem_type: m,
-                                demand: total,
-                                size: cap,
-                            });
-                        }
-                    } else {
-                        per_node[l as usize + 1] += 1;
-                        lib.mem.push(MemDemand {
-                            mem: mi,
-                            amount: total as u64,
-                        });
-                    }
-                }
-            }
-        }
-        if lib.mem.len() >= u32::MAX as usize {
-            return Err(err(pos, "the library exceeds 4e9 memory entries".into()));
-        }
-        for i in 0..n {
-            per_node[i + 1] += per_node[i];
-            lib.mem_off
-                .push((mem_base + per_node[i + 1] as usize) as u32);
-        }
-
-        // Successor / predecessor CSR (global arrays, local indices).
-        let succ_base = lib.succ.len();
-        if succ_base + s.local_edges.len() >= u32::MAX as usize {
-            return Err(err(pos, "the library exceeds 4e9 edges".into()));
-        }
-        lib.succ.extend(s.local_edges.iter().map(|&(_, b)| b));
-        for i in 0..n {
-            lib.succ_off
-                .push((succ_base + succ_start[i + 1] as usize) as u32);
-        }
-        let mut pred_cnt = vec![0u32; n + 1];
-        for &(_, b) in &s.local_edges {
-            pred_cnt[b as usize + 1] += 1;
-        }
-        for i in 0..n {
-            pred_cnt[i + 1] += pred_cnt[i];
-        }
-        let pred_base = lib.pred.len();
-        lib.pred.resize(pred_base + s.local_edges.len(), 0);
-        let mut fill = pred_cnt.clone();
-        for &(a, b) in &s.local_edges {
-            lib.pred[pred_base + fill[b as usize] as usize] = a;
-            fill[b as usize] += 1;
-        }
-        for i in 0..n {
-            lib.pred_off
-                .push((pred_base + pred_cnt[i + 1] as usize) as u32);
-        }
-
-        // Sources, sinks, critical path.
-        let src_a = lib.ends.len() as u32;
-        lib.ends
-            .extend((0..n as u32).filter(|&v| pred_cnt[v as usize] == pred_cnt[v as usize + 1]));
-        let snk_a = lib.ends.len() as u32;
-        lib.ends.extend(
-            (0..n as u32).filter(|&v| succ_start[v as usize] == succ_start[v as usize + 1]),
-        );
-        let snk_b = lib.ends.len() as u32;
-        s.dist.clear();
-        s.dist.resize(n, 0);
-        let mut critical_path = 0u64;
-        for &v in &s.order {
-            let v = v as usize;
-            let end = s.dist[v].saturating_add(s.run[v].2);
-            critical_path = critical_path.max(end);
-            for &(_, b) in &s.local_edges[succ_start[v] as usize..succ_start[v + 1] as usize] {
-                let d = &mut s.dist[b as usize];
-                *d = (*d).max(end);
-            }
-        }
-
+        let ids = resolve_ids(s, &e)?;
+        local_edges(s, &ids, &e)?;
+        let succ_start = order_subgraph(s, n, pos, &e)?;
+        let mut usable = node_attributes(platform, lib, s);
+        memory_demands(platform, lib, s, &ids, &mut usable, pos, &e)?;
+        let pred_cnt = adjacency(lib, s, n, &succ_start, pos, &e)?;
+        let (sources, sinks, critical_path) =
+            ends_and_critical_path(lib, s, &succ_start, &pred_cnt);
         let id_a = lib.id_index.len() as u32;
-        if !dense {
+        if !ids.dense {
             lib.id_index.extend_from_slice(&s.ids);
         }
         let id_b = lib.id_index.len() as u32;
         if let Err(why) = &usable {
             self.warnings.push(format!(
                 "{}:{}: tiling {tiling_id} of op type {op_type}, shape {shape} is unusable and will not be chosen: {why}",
-                lx.file(),
-                pos.line
+                e.file, pos.line
             ));
         }
         let t = lib.tilings.len() as u32;
@@ -554,12 +257,12 @@ impl<R: Read> Parser<R> {
             id: tiling_id,
             first_node: first_node as u32,
             n_nodes: n as u32,
-            sources: (src_a, snk_a),
-            sinks: (snk_a, snk_b),
+            sources,
+            sinks,
             critical_path,
             usable,
             pos,
-            dense_ids: if dense { dense_base } else { None },
+            dense_ids: if ids.dense { Some(ids.base) } else { None },
             id_index: (id_a, id_b),
         });
         lib.groups[g as usize].tilings.push(t);
@@ -707,6 +410,394 @@ impl<R: Read> Parser<R> {
 }
 
 /// CSR from `(from, to)` pairs already sorted by `from` or not.
+/// Where an `AddOpInfo` error is reported: the file and the call.
+struct At<'a> {
+    file: &'a str,
+    what: &'a str,
+}
+
+impl At<'_> {
+    fn err(&self, at: Pos, msg: String) -> InputError {
+        InputError::new(self.file, at, format!("{}: {msg}", self.what))
+    }
+}
+
+/// Reads `(OpType,Shape,Tiling,[edges],[run detail],[memory detail])` into
+/// the scratch lists, each entry with its position.
+fn read_op_lists<R: Read>(lx: &mut Lexer<R>, s: &mut Scratch) -> InputResult<(u32, u32, u32)> {
+    lx.expect(b'(', "after AddOpInfo")?;
+    let op_type = lx.u32("OpType")?;
+    lx.expect(b',', "after OpType in AddOpInfo")?;
+    let shape = lx.u32("Shape")?;
+    lx.expect(b',', "after Shape in AddOpInfo")?;
+    let tiling_id = lx.u32("Tiling")?;
+    lx.expect(b',', "after Tiling in AddOpInfo")?;
+    s.edges.clear();
+    lx.list("the subgraph edges [[PrevNode,NextNode],...]", |lx| {
+        lx.skip_ws()?;
+        let at = lx.pos();
+        let [a, b] = lx.tuple(
+            "the subgraph edges",
+            [("PrevNode", true), ("NextNode", true)],
+        )?;
+        s.edges.push((a as u32, b as u32, at));
+        Ok(())
+    })?;
+    lx.expect(b',', "after the subgraph edges in AddOpInfo")?;
+    s.run.clear();
+    lx.list("the run detail [[Node,CoreType,ExecTime],...]", |lx| {
+        lx.skip_ws()?;
+        let at = lx.pos();
+        let [n, c, t] = lx.tuple(
+            "the run detail",
+            [("Node", true), ("CoreType", true), ("ExecTime", false)],
+        )?;
+        s.run.push((n as u32, c as u32, t, at));
+        Ok(())
+    })?;
+    lx.expect(b',', "after the run detail in AddOpInfo")?;
+    s.mem.clear();
+    lx.list("the memory detail [[Node,MemType,MemSize],...]", |lx| {
+        lx.skip_ws()?;
+        let at = lx.pos();
+        let [n, m, z] = lx.tuple(
+            "the memory detail",
+            [("Node", true), ("MemType", true), ("MemSize", false)],
+        )?;
+        s.mem.push((n as u32, m as u32, z, at));
+        Ok(())
+    })?;
+    lx.expect(b')', "to close AddOpInfo")?;
+    Ok((op_type, shape, tiling_id))
+}
+
+/// The (OpType, Shape) group the tiling joins (made on first sight); a
+/// repeated (OpType, Shape, Tiling) is an error naming the first line.
+fn group_for(lib: &mut Library, key: (u32, u32, u32), pos: Pos, e: &At) -> InputResult<u32> {
+    let (op_type, shape, tiling_id) = key;
+    if let Some(&g) = lib.group_of.get(&(op_type, shape)) {
+        if let Some(&t) = lib.groups[g as usize]
+            .tilings
+            .iter()
+            .find(|&&t| lib.tilings[t as usize].id == tiling_id)
+        {
+            let first = lib.tilings[t as usize].pos.line;
+            return Err(e.err(
+                pos,
+                format!("duplicate (OpType, Shape, Tiling); first defined on line {first}"),
+            ));
+        }
+        return Ok(g);
+    }
+    let g = lib.groups.len() as u32;
+    lib.groups.push(Group {
+        op_type,
+        shape,
+        tilings: Vec::new(),
+    });
+    lib.group_of.insert((op_type, shape), g);
+    Ok(g)
+}
+
+/// How the run detail's node ids map to local indices: dense (`base`,
+/// `base + 1`, ... in order: no table) or through the sorted `Scratch::ids`.
+struct LocalIds {
+    dense: bool,
+    base: u32,
+    n: usize,
+}
+
+impl LocalIds {
+    fn local(&self, ids: &[(u32, u32)], id: u32) -> Option<u32> {
+        if self.dense {
+            let l = id.checked_sub(self.base)?;
+            ((l as usize) < self.n).then_some(l)
+        } else {
+            ids.binary_search_by_key(&id, |&(i, _)| i)
+                .ok()
+                .map(|k| ids[k].1)
+        }
+    }
+}
+
+/// Node ids to local indices; a node listed twice is an error.
+fn resolve_ids(s: &mut Scratch, e: &At) -> InputResult<LocalIds> {
+    let n = s.run.len();
+    let base = s.run.first().map(|r| r.0);
+    let dense = base.is_some_and(|b| {
+        s.run
+            .iter()
+            .enumerate()
+            .all(|(i, r)| u64::from(r.0) == u64::from(b) + i as u64)
+    });
+    s.ids.clear();
+    if !dense {
+        s.ids
+            .extend(s.run.iter().enumerate().map(|(i, r)| (r.0, i as u32)));
+        s.ids.sort_unstable();
+        if let Some(w) = s.ids.windows(2).find(|w| w[0].0 == w[1].0) {
+            let at = s.run[w[1].1 as usize].3;
+            return Err(e.err(
+                at,
+                format!("node {} appears twice in the run detail", w[0].0),
+            ));
+        }
+    }
+    Ok(LocalIds {
+        dense,
+        base: base.unwrap_or(0),
+        n,
+    })
+}
+
+/// The subgraph's edges in local indices, sorted and deduplicated.
+fn local_edges(s: &mut Scratch, ids: &LocalIds, e: &At) -> InputResult<()> {
+    s.local_edges.clear();
+    for &(a, b, at) in &s.edges {
+        let la = ids.local(&s.ids, a).ok_or_else(|| {
+            e.err(
+                at,
+                format!("edge [{a},{b}] names node {a}, which the run detail does not list"),
+            )
+        })?;
+        let lb = ids.local(&s.ids, b).ok_or_else(|| {
+            e.err(
+                at,
+                format!("edge [{a},{b}] names node {b}, which the run detail does not list"),
+            )
+        })?;
+        if la == lb {
+            return Err(e.err(
+                at,
+                format!("edge [{a},{b}] is a cycle (a node before itself)"),
+            ));
+        }
+        s.local_edges.push((la, lb));
+    }
+    s.local_edges.sort_unstable();
+    s.local_edges.dedup();
+    Ok(())
+}
+
+/// A topological order of the subgraph into `Scratch::order` (Kahn; a node
+/// left over lies on or behind a cycle, which is named). Returns the CSR
+/// offsets of each local node's successors in `Scratch::local_edges`.
+fn order_subgraph(s: &mut Scratch, n: usize, pos: Pos, e: &At) -> InputResult<Vec<u32>> {
+    s.indeg.clear();
+    s.indeg.resize(n, 0);
+    for &(_, b) in &s.local_edges {
+        s.indeg[b as usize] += 1;
+    }
+    // local_edges is sorted by source.
+    let mut succ_start = vec![0u32; n + 1];
+    for &(a, _) in &s.local_edges {
+        succ_start[a as usize + 1] += 1;
+    }
+    for i in 0..n {
+        succ_start[i + 1] += succ_start[i];
+    }
+    s.targets.clear();
+    s.targets.extend(s.local_edges.iter().map(|&(_, b)| b));
+    s.order.clear();
+    s.order
+        .extend((0..n as u32).filter(|&v| s.indeg[v as usize] == 0));
+    let targets = &s.targets;
+    crate::dag::kahn_from(&mut s.indeg, &mut s.order, 0, |v| {
+        &targets[succ_start[v as usize] as usize..succ_start[v as usize + 1] as usize]
+    });
+    if s.order.len() < n {
+        let cycle = find_cycle(&s.local_edges, &succ_start, &s.indeg);
+        let names: Vec<String> = cycle
+            .iter()
+            .map(|&l| s.run[l as usize].0.to_string())
+            .collect();
+        return Err(e.err(
+            pos,
+            format!("the subgraph has a cycle: {}", names.join(" -> ")),
+        ));
+    }
+    Ok(succ_start)
+}
+
+/// Node ids, core types and durations into the library; the first reason
+/// the tiling cannot be used (a core type missing or without cores), if any.
+fn node_attributes(platform: &Platform, lib: &mut Library, s: &Scratch) -> Result<(), Unusable> {
+    let mut usable: Result<(), Unusable> = Ok(());
+    for &(id, core, dur, _) in &s.run {
+        let c = match platform.core_index(core) {
+            Some(c) => {
+                if platform.cores[c as usize].count == 0 && usable.is_ok() {
+                    usable = Err(Unusable::ZeroCores {
+                        node: id,
+                        core_type: core,
+                    });
+                }
+                c
+            }
+            None => {
+                if usable.is_ok() {
+                    usable = Err(Unusable::MissingCoreType {
+                        node: id,
+                        core_type: core,
+                    });
+                }
+                NO_CORE
+            }
+        };
+        lib.node_id.push(id);
+        lib.node_core.push(c);
+        lib.node_dur.push(dur);
+    }
+    usable
+}
+
+/// Memory demands: entries summed per (node, type), zeros dropped, stored
+/// per node; a missing type or a demand above the size makes the tiling
+/// unusable (the first reason is kept).
+fn memory_demands(
+    platform: &Platform,
+    lib: &mut Library,
+    s: &mut Scratch,
+    ids: &LocalIds,
+    usable: &mut Result<(), Unusable>,
+    pos: Pos,
+    e: &At,
+) -> InputResult<()> {
+    let n = s.run.len();
+    s.mem_sum.clear();
+    for &(id, m, size, at) in &s.mem {
+        let l = ids.local(&s.ids, id).ok_or_else(|| {
+            e.err(
+                at,
+                format!(
+                    "memory entry [{id},{m},{size}] names node {id}, which the run detail does not list"
+                ),
+            )
+        })?;
+        if size > 0 {
+            s.mem_sum.push((l, m, u128::from(size)));
+        }
+    }
+    s.mem_sum.sort_unstable_by_key(|&(l, m, _)| (l, m));
+    let mut k = 0;
+    let mut per_node = vec![0u32; n + 1];
+    let mem_base = lib.mem.len();
+    while k < s.mem_sum.len() {
+        let (l, m, mut total) = s.mem_sum[k];
+        k += 1;
+        while k < s.mem_sum.len() && s.mem_sum[k].0 == l && s.mem_sum[k].1 == m {
+            total += s.mem_sum[k].2;
+            k += 1;
+        }
+        let node = s.run[l as usize].0;
+        match platform.mem_index(m) {
+            None => {
+                if usable.is_ok() {
+                    *usable = Err(Unusable::MissingMemType { node, mem_type: m });
+                }
+            }
+            Some(mi) => {
+                let cap = platform.mems[mi as usize].size;
+                if total > u128::from(cap) {
+                    if usable.is_ok() {
+                        *usable = Err(Unusable::TooMuchMemory {
+                            node,
+                            mem_type: m,
+                            demand: total,
+                            size: cap,
+                        });
+                    }
+                } else {
+                    per_node[l as usize + 1] += 1;
+                    lib.mem.push(MemDemand {
+                        mem: mi,
+                        amount: total as u64,
+                    });
+                }
+            }
+        }
+    }
+    if lib.mem.len() >= u32::MAX as usize {
+        return Err(e.err(pos, "the library exceeds 4e9 memory entries".into()));
+    }
+    for i in 0..n {
+        per_node[i + 1] += per_node[i];
+        lib.mem_off
+            .push((mem_base + per_node[i + 1] as usize) as u32);
+    }
+    Ok(())
+}
+
+/// Successor and predecessor arrays (global CSR, local indices). Returns the
+/// predecessor offsets within the tiling.
+fn adjacency(
+    lib: &mut Library,
+    s: &Scratch,
+    n: usize,
+    succ_start: &[u32],
+    pos: Pos,
+    e: &At,
+) -> InputResult<Vec<u32>> {
+    let succ_base = lib.succ.len();
+    if succ_base + s.local_edges.len() >= u32::MAX as usize {
+        return Err(e.err(pos, "the library exceeds 4e9 edges".into()));
+    }
+    lib.succ.extend(s.local_edges.iter().map(|&(_, b)| b));
+    for i in 0..n {
+        lib.succ_off
+            .push((succ_base + succ_start[i + 1] as usize) as u32);
+    }
+    let mut pred_cnt = vec![0u32; n + 1];
+    for &(_, b) in &s.local_edges {
+        pred_cnt[b as usize + 1] += 1;
+    }
+    for i in 0..n {
+        pred_cnt[i + 1] += pred_cnt[i];
+    }
+    let pred_base = lib.pred.len();
+    lib.pred.resize(pred_base + s.local_edges.len(), 0);
+    let mut fill = pred_cnt.clone();
+    for &(a, b) in &s.local_edges {
+        lib.pred[pred_base + fill[b as usize] as usize] = a;
+        fill[b as usize] += 1;
+    }
+    for i in 0..n {
+        lib.pred_off
+            .push((pred_base + pred_cnt[i + 1] as usize) as u32);
+    }
+    Ok(pred_cnt)
+}
+
+/// Sources and sinks (ranges into `Library::ends`) and the critical path.
+fn ends_and_critical_path(
+    lib: &mut Library,
+    s: &mut Scratch,
+    succ_start: &[u32],
+    pred_cnt: &[u32],
+) -> ((u32, u32), (u32, u32), u64) {
+    let n = s.run.len();
+    let src_a = lib.ends.len() as u32;
+    lib.ends
+        .extend((0..n as u32).filter(|&v| pred_cnt[v as usize] == pred_cnt[v as usize + 1]));
+    let snk_a = lib.ends.len() as u32;
+    lib.ends
+        .extend((0..n as u32).filter(|&v| succ_start[v as usize] == succ_start[v as usize + 1]));
+    let snk_b = lib.ends.len() as u32;
+    s.dist.clear();
+    s.dist.resize(n, 0);
+    let mut critical_path = 0u64;
+    for &v in &s.order {
+        let v = v as usize;
+        let end = s.dist[v].saturating_add(s.run[v].2);
+        critical_path = critical_path.max(end);
+        for &(_, b) in &s.local_edges[succ_start[v] as usize..succ_start[v + 1] as usize] {
+            let d = &mut s.dist[b as usize];
+            *d = (*d).max(end);
+        }
+    }
+    ((src_a, snk_a), (snk_a, snk_b), critical_path)
+}
+
 fn csr(n: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> (Vec<u32>, Vec<u32>) {
     let mut off = vec![0u32; n + 1];
     for (a, _) in pairs.clone() {
