@@ -161,6 +161,15 @@ enum From {
     Milp,
 }
 
+/// What became of a MILP solution offered as a schedule.
+#[derive(Clone, Copy)]
+struct Offered {
+    /// It passed the validator.
+    legal: bool,
+    /// It beat the incumbent.
+    improved: bool,
+}
+
 /// The engine's bugs into the typed field (`Engine::bug` noted them already).
 fn record_bugs(r: &mut SolveResult, bugs: Vec<String>) {
     for b in bugs {
@@ -509,40 +518,47 @@ impl<'a> Engine<'a> {
     }
 
     /// One MILP run on a combination under the current incumbent.
-    fn attempt(&mut self, rank: usize, combo: &mut Combo, net: &Net, budget: f64) {
+    /// The horizon (scaled) and MIP start of a combination: the incumbent's
+    /// own combination keeps it as start; others must beat it; without an
+    /// incumbent, a bound no schedule needs to exceed. Removing idle gaps
+    /// keeps a schedule legal (models/milp.md), so some optimal schedule ends
+    /// by `cap` = sum(p) + number of points: no horizon goes beyond it (an
+    /// incumbent with long idle gaps, e.g. ends beyond u64, would otherwise
+    /// give a horizon beyond i64 and f64).
+    fn horizon(&self, net: &Net, cap: i64, own: bool) -> (i64, Option<Vec<i64>>) {
         let s = net.scale;
         let s128 = u128::from(s);
-        // Net::new keeps scaled sums within MAX_SCALED_SUM: these fit i64.
-        let cap = net.p.iter().sum::<i64>() + net.n_points as i64;
-        let lb_scaled = combo.bound.div_ceil(s128).min(cap as u128 + 1) as i64;
-        let label = format!("combination {} (bound {})", rank + 1, combo.bound);
-        let own = self.best.as_ref().is_some_and(|b| b.choice == combo.choice);
-        if self.best.is_some() && combo.bound >= self.best_makespan {
-            combo.closed = true;
-            return;
-        }
-        // Horizon (scaled): the incumbent's own combination keeps it as start;
-        // others must beat it; without incumbent, a bound no schedule needs to
-        // exceed. Removing idle gaps keeps a schedule legal (models/milp.md),
-        // so some optimal schedule ends by `cap` = sum(p) + number of points:
-        // no horizon goes beyond it (an incumbent with long idle gaps, e.g.
-        // ends beyond u64, would otherwise give a horizon beyond i64 and f64).
-        let (h, start) = if let Some(b) = self.best.as_ref() {
-            let inc = self.best_makespan / s128;
-            if own && inc <= cap as u128 {
-                let st: Vec<i64> = b.start.iter().map(|&x| (x / s) as i64).collect();
-                (inc as i64, Some(st))
-            } else if own {
-                (cap, None)
-            } else {
-                (
-                    (self.best_makespan.saturating_sub(1) / s128).min(cap as u128) as i64,
-                    None,
-                )
-            }
-        } else {
-            (cap, None)
+        let Some(b) = self.best.as_ref() else {
+            return (cap, None);
         };
+        let inc = self.best_makespan / s128;
+        if own && inc <= cap as u128 {
+            let st: Vec<i64> = b.start.iter().map(|&x| (x / s) as i64).collect();
+            (inc as i64, Some(st))
+        } else if own {
+            (cap, None)
+        } else {
+            (
+                (self.best_makespan.saturating_sub(1) / s128).min(cap as u128) as i64,
+                None,
+            )
+        }
+    }
+
+    /// Window propagation on a combination (models/milp.md): closes it when
+    /// no schedule fits the horizon `h`, and raises its bound to the least
+    /// horizon the propagation does not refute (a destructive bound: a refuted
+    /// horizon has no schedule, nor has any shorter one). Returns the scaled
+    /// bound, or `None` when the combination is closed.
+    fn tighten_by_windows(
+        &mut self,
+        label: &str,
+        combo: &mut Combo,
+        net: &Net,
+        h: i64,
+        lb_scaled: i64,
+    ) -> Option<i64> {
+        let s128 = u128::from(net.scale);
         let time = |x: i64| x.max(0) as u128 * s128;
         if Ctx::new(net, h, lb_scaled).is_none() {
             self.note(format!(
@@ -550,10 +566,8 @@ impl<'a> Engine<'a> {
                 time(h)
             ));
             combo.closed = true;
-            return;
+            return None;
         }
-        // Destructive bound: the least horizon the window propagation does not
-        // refute (a refuted horizon has no schedule, nor has any shorter one).
         let (mut lo, mut hi) = (lb_scaled.min(h), h);
         while lo < hi && !self.deadline.expired() {
             let mid = lo + (hi - lo) / 2;
@@ -572,17 +586,20 @@ impl<'a> Engine<'a> {
             ));
             if self.best.is_some() && combo.bound >= self.best_makespan {
                 combo.closed = true;
-                return;
+                return None;
             }
         }
-        let label = format!("combination {} (bound {})", rank + 1, combo.bound);
-        let Some(ctx) = Ctx::new(net, h, lb_scaled) else {
-            self.note(format!("{label}: no schedule within horizon {}", time(h)));
-            combo.closed = true;
-            return;
-        };
-        let ti_size = time_indexed::size_estimate(&ctx);
-        let form = match self.mopts.formulation {
+        Some(lb_scaled)
+    }
+
+    /// The formulation for a combination: as asked, or (`auto`) the
+    /// disjunctive model when only one-core types can bind (its strength;
+    /// memory and multi-core types are weak flows there), else the
+    /// time-indexed one while it stays within `TIME_INDEXED_MAX_BINARIES`.
+    fn formulation(&self, ctx: &Ctx, net: &Net, label: &str, h: i64) -> Formulation {
+        let s = net.scale;
+        let ti_size = time_indexed::size_estimate(ctx);
+        match self.mopts.formulation {
             Formulation::Auto => {
                 // Memory and multi-core types are flows in the disjunctive
                 // model (weak); one-core types are its strength.
@@ -625,7 +642,113 @@ impl<'a> Engine<'a> {
                 f
             }
             f => f,
+        }
+    }
+
+    /// What a HiGHS run concludes for its combination: closed (solved,
+    /// infeasible within the horizon) or open with the dual bound.
+    /// `offered`: whether HiGHS's solution became a legal schedule, and
+    /// whether it improved the incumbent; `h` and `scale`: the horizon and the
+    /// time unit of the model.
+    fn conclude(
+        &mut self,
+        label: &str,
+        combo: &mut Combo,
+        res: &highs::RunResult,
+        offered: Offered,
+        (h, scale): (i64, u64),
+    ) {
+        let Offered { legal, improved } = offered;
+        let time = |x: i64| x.max(0) as u128 * u128::from(scale);
+        let dual = res
+            .dual_bound
+            .map(|d| (d - 1e-6 * d.abs().max(1.0)).ceil() as i64);
+        match res.status {
+            // An optimum we could not turn into a legal schedule leaves the
+            // combination open, with the dual bound.
+            RunStatus::Optimal if !legal => {
+                if let Some(d) = dual {
+                    let d = time(d.min(h + 1));
+                    combo.bound = combo.bound.max(d);
+                }
+                self.note(format!(
+                    "{label}: HiGHS's optimum was rejected; the combination stays open \
+                     with bound {}",
+                    combo.bound
+                ));
+            }
+            RunStatus::Optimal => {
+                combo.closed = true;
+                self.note(format!(
+                    "{label}: solved in {:.2} s, {}",
+                    res.seconds,
+                    if improved {
+                        format!("new best {}", self.best_makespan)
+                    } else {
+                        "nothing better than the incumbent".to_string()
+                    }
+                ));
+            }
+            RunStatus::Infeasible => {
+                combo.closed = true;
+                self.note(format!(
+                    "{label}: no schedule with makespan <= {} ({:.2} s)",
+                    time(h),
+                    res.seconds
+                ));
+            }
+            RunStatus::Limit => {
+                if let Some(d) = dual {
+                    // Schedules beyond the horizon are outside the model.
+                    let d = time(d.min(h + 1));
+                    combo.bound = combo.bound.max(d);
+                }
+                self.note(format!(
+                    "{label}: stopped at the time limit after {:.2} s; bound {}{}",
+                    res.seconds,
+                    combo.bound,
+                    if improved {
+                        format!(", new best {}", self.best_makespan)
+                    } else {
+                        String::new()
+                    }
+                ));
+            }
+            RunStatus::Error(code) => {
+                self.note(format!(
+                    "{label}: HiGHS ended with model status {code}: nothing concluded"
+                ));
+            }
+        }
+        if self.best.is_some() && combo.bound >= self.best_makespan {
+            combo.closed = true;
+        }
+    }
+
+    fn attempt(&mut self, rank: usize, combo: &mut Combo, net: &Net, budget: f64) {
+        let s = net.scale;
+        let s128 = u128::from(s);
+        // Net::new keeps scaled sums within MAX_SCALED_SUM: these fit i64.
+        let cap = net.p.iter().sum::<i64>() + net.n_points as i64;
+        let lb_scaled = combo.bound.div_ceil(s128).min(cap as u128 + 1) as i64;
+        let label = format!("combination {} (bound {})", rank + 1, combo.bound);
+        let own = self.best.as_ref().is_some_and(|b| b.choice == combo.choice);
+        if self.best.is_some() && combo.bound >= self.best_makespan {
+            combo.closed = true;
+            return;
+        }
+        let (h, start) = self.horizon(net, cap, own);
+        let time = |x: i64| x.max(0) as u128 * s128;
+        let Some(lb_scaled) = self.tighten_by_windows(&label, combo, net, h, lb_scaled) else {
+            return;
         };
+        let label = format!("combination {} (bound {})", rank + 1, combo.bound);
+        let Some(ctx) = Ctx::new(net, h, lb_scaled) else {
+            self.note(format!("{label}: no schedule within horizon {}", time(h)));
+            combo.closed = true;
+            return;
+        };
+        let form = self.formulation(&ctx, net, &label, h);
         let names = self.mopts.export_dir.is_some();
         let built: Result<Box<dyn Formulated + '_>, ()> = match form {
             Formulation::TimeIndexed => Ok(Box::new(TimeIndexed::build(&ctx, names))),
@@ -721,69 +844,7 @@ impl<'a> Engine<'a> {
                 }
             }
         }
-        let dual = res
-            .dual_bound
-            .map(|d| (d - 1e-6 * d.abs().max(1.0)).ceil() as i64);
-        match res.status {
-            // An optimum we could not turn into a legal schedule leaves the
-            // combination open, with the dual bound.
-            RunStatus::Optimal if !legal => {
-                if let Some(d) = dual {
-                    let d = time(d.min(h + 1));
-                    combo.bound = combo.bound.max(d);
-                }
-                self.note(format!(
-                    "{label}: HiGHS's optimum was rejected; the combination stays open \
-                     with bound {}",
-                    combo.bound
-                ));
-            }
-            RunStatus::Optimal => {
-                combo.closed = true;
-                self.note(format!(
-                    "{label}: solved in {:.2} s, {}",
-                    res.seconds,
-                    if improved {
-                        format!("new best {}", self.best_makespan)
-                    } else {
-                        "nothing better than the incumbent".to_string()
-                    }
-                ));
-            }
-            RunStatus::Infeasible => {
-                combo.closed = true;
-                self.note(format!(
-                    "{label}: no schedule with makespan <= {} ({:.2} s)",
-                    time(h),
-                    res.seconds
-                ));
-            }
-            RunStatus::Limit => {
-                if let Some(d) = dual {
-                    // Schedules beyond the horizon are outside the model.
-                    let d = time(d.min(h + 1));
-                    combo.bound = combo.bound.max(d);
-                }
-                self.note(format!(
-                    "{label}: stopped at the time limit after {:.2} s; bound {}{}",
-                    res.seconds,
-                    combo.bound,
-                    if improved {
-                        format!(", new best {}", self.best_makespan)
-                    } else {
-                        String::new()
-                    }
-                ));
-            }
-            RunStatus::Error(code) => {
-                self.note(format!(
-                    "{label}: HiGHS ended with model status {code}: nothing concluded"
-                ));
-            }
-        }
-        if self.best.is_some() && combo.bound >= self.best_makespan {
-            combo.closed = true;
-        }
+        self.conclude(&label, combo, &res, Offered { legal, improved }, (h, s));
     }
 
     fn export(&mut self, dir: &Path, rank: usize, form: &str, mp: &highs::Milp) {
