@@ -291,23 +291,27 @@ pub fn search(
     )
 }
 
-/// `search`, and with `certify` (`--certify DIR`) every UNSAT answer it rests
-/// on (tilings pruned as never schedulable, each probe that raised the bound)
-/// is written as a CNF and a proof (sat/certify.rs), each with a note.
-pub fn search_certified(
+/// What `candidate_tilings` leaves: the candidates per op with the result so
+/// far, or the instance proven infeasible.
+enum Candidates {
+    Kept(Vec<Vec<u32>>, SolveResult),
+    Infeasible(SolveResult),
+}
+
+/// The candidate tilings of every op: dominated ones dropped (prep::dominance),
+/// then those whose subgraph has no legal schedule even alone (a SAT probe at
+/// the horizon sum of its durations) pruned; without an incumbent, list
+/// scheduling runs again without them. An op left without a candidate makes
+/// the instance infeasible (the result says which op).
+fn candidate_tilings(
     inst: &Instance,
     deadline: &Deadline,
     bounds: &crate::bounds::Bounds,
     mut res: SolveResult,
-    first_answer_by: Option<Instant>,
-    memory_limit_mib: u64,
+    budget: u64,
     certify: Option<&Certifier>,
-) -> SolveResult {
-    let budget = budget_bytes(memory_limit_mib);
+) -> Candidates {
     let n_ops = inst.graph.n_ops();
-
-    // 2. Candidate tilings: dominated ones dropped, then those that cannot be
-    //    scheduled even alone (memory) pruned by the solver.
     let mut cand: Vec<Vec<u32>> = (0..n_ops as u32).map(|o| candidates(inst, o)).collect();
     let usable: usize = (0..n_ops as u32)
         .map(|o| inst.usable_tilings(o).count())
@@ -372,7 +376,7 @@ pub fn search_certified(
                  models/sat.md)",
                 o.id, o.op_type, o.shape
             ));
-            return r;
+            return Candidates::Infeasible(r);
         }
     }
     if pruned > 0 {
@@ -381,6 +385,126 @@ pub fn search_certified(
             res = list_without(inst, &never, deadline, bounds, res);
         }
     }
+    Candidates::Kept(cand, res)
+}
+
+/// The encoding for makespans up to `tmax_wide` (time units): every instant
+/// or event points within the memory budget (`plan`), built in interruptible
+/// steps (by the deadline, or `first_answer_by`). `None` when the engine steps
+/// aside (over the budget, beyond its horizon, the deadline during the build:
+/// `res` says why); otherwise the encoder, `tmax`, and the note's suffix on
+/// event points.
+fn build_encoding<'m, 'a>(
+    m: &'m Model<'a>,
+    tmax_wide: u128,
+    budget: u64,
+    deadline: &Deadline,
+    first_answer_by: Option<Instant>,
+    res: &mut SolveResult,
+) -> Option<(Encoder<'m, 'a>, u64, &'static str)> {
+    let g = m.g;
+    let pts = match plan(m, tmax_wide, budget) {
+        Ok(p) => p,
+        Err(d) => {
+            let note = format!("{d}: list scheduling result");
+            res.step_aside(d.why, note);
+            return None;
+        }
+    };
+    // plan() checked tmax <= MAX_TIME.
+    let tmax = tmax_wide as u64;
+    // Over event points, optimal makespans are points too (models/sat.md 1.6):
+    // bounds may jump to the next point.
+    let pts_every = pts.is_every();
+    let points_note = if pts_every {
+        ""
+    } else {
+        res.note(format!(
+            "time compressed to {} event points (sums of durations) of {} instants",
+            pts.count(0, tmax as i64),
+            tmax + 1
+        ));
+        "; optimal makespans are sums of durations (event points)"
+    };
+    let t_build = Instant::now();
+    let limits = Limits {
+        max_bytes: budget,
+        deadline: Some(first_answer_by.map_or(deadline.end, |by| by.min(deadline.end))),
+        cancel: deadline.cancel.clone(),
+    };
+    let enc = match Encoder::build_within(m, tmax, pts, limits) {
+        Ok(e) => e,
+        Err(EncodeStop::OverBudget { bytes }) => {
+            res.step_aside(
+                StepAside::OverMemoryBudget {
+                    estimated_mib: bytes >> 20,
+                    budget_mib: budget >> 20,
+                    stage: BudgetStage::Build,
+                },
+                format!(
+                    "encoding over the memory budget: stopped after {:.3} s at about {} MiB \
+                     (budget {} MiB; --memory-limit): list scheduling result",
+                    t_build.elapsed().as_secs_f64(),
+                    bytes >> 20,
+                    budget >> 20
+                ),
+            );
+            return None;
+        }
+        Err(EncodeStop::Deadline) => {
+            res.step_aside(
+                StepAside::DeadlineDuringEncoding,
+                format!(
+                    "deadline during encoding: stopped after {:.3} s: list scheduling result",
+                    t_build.elapsed().as_secs_f64()
+                ),
+            );
+            return None;
+        }
+    };
+    let kind = NoteKind::Encoding {
+        clauses: enc.stats.clauses as u64,
+        event_points: !pts_every,
+    };
+    res.note_as(
+        kind,
+        format!(
+            "encoding: {} nodes over {} candidate tilings, makespans <= {} (units of {g}): \
+         {} variables, {} clauses, built in {:.3} s",
+            m.nodes.len(),
+            m.slots.len(),
+            tmax,
+            enc.stats.vars,
+            enc.stats.clauses,
+            t_build.elapsed().as_secs_f64()
+        ),
+    );
+    Some((enc, tmax, points_note))
+}
+
+/// `search`, and with `certify` (`--certify DIR`) every UNSAT answer it rests
+/// on (tilings pruned as never schedulable, each probe that raised the bound)
+/// is written as a CNF and a proof (sat/certify.rs), each with a note.
+pub fn search_certified(
+    inst: &Instance,
+    deadline: &Deadline,
+    bounds: &crate::bounds::Bounds,
+    mut res: SolveResult,
+    first_answer_by: Option<Instant>,
+    memory_limit_mib: u64,
+    certify: Option<&Certifier>,
+) -> SolveResult {
+    let budget = budget_bytes(memory_limit_mib);
+
+    // 2. Candidate tilings: dominated ones dropped, then those that cannot be
+    //    scheduled even alone (memory) pruned by the solver.
+    let cand = match candidate_tilings(inst, deadline, bounds, res, budget, certify) {
+        Candidates::Kept(cand, r) => {
+            res = r;
+            cand
+        }
+        Candidates::Infeasible(r) => return r,
+    };
 
     // 3. The model and its encoding for makespans below the incumbent. The
     //    model alone takes tens of bytes a candidate node (947 MiB peak at
@@ -452,64 +576,10 @@ pub fn search_certified(
         );
         return res;
     }
-    let pts = match plan(&m, tmax_wide, budget) {
-        Ok(p) => p,
-        Err(d) => {
-            let note = format!("{d}: list scheduling result");
-            res.step_aside(d.why, note);
-            return res;
-        }
-    };
-    // plan() checked tmax <= MAX_TIME.
-    let tmax = tmax_wide as u64;
-    // Over event points, optimal makespans are points too (models/sat.md 1.6):
-    // bounds may jump to the next point.
-    let pts_every = pts.is_every();
-    let points_note = if pts_every {
-        ""
-    } else {
-        res.note(format!(
-            "time compressed to {} event points (sums of durations) of {} instants",
-            pts.count(0, tmax as i64),
-            tmax + 1
-        ));
-        "; optimal makespans are sums of durations (event points)"
-    };
-    let t_build = Instant::now();
-    let limits = Limits {
-        max_bytes: budget,
-        deadline: Some(first_answer_by.map_or(deadline.end, |by| by.min(deadline.end))),
-        cancel: deadline.cancel.clone(),
-    };
-    let mut enc = match Encoder::build_within(&m, tmax, pts, limits) {
-        Ok(e) => e,
-        Err(EncodeStop::OverBudget { bytes }) => {
-            res.step_aside(
-                StepAside::OverMemoryBudget {
-                    estimated_mib: bytes >> 20,
-                    budget_mib: budget >> 20,
-                    stage: BudgetStage::Build,
-                },
-                format!(
-                    "encoding over the memory budget: stopped after {:.3} s at about {} MiB \
-                     (budget {} MiB; --memory-limit): list scheduling result",
-                    t_build.elapsed().as_secs_f64(),
-                    bytes >> 20,
-                    budget >> 20
-                ),
-            );
-            return res;
-        }
-        Err(EncodeStop::Deadline) => {
-            res.step_aside(
-                StepAside::DeadlineDuringEncoding,
-                format!(
-                    "deadline during encoding: stopped after {:.3} s: list scheduling result",
-                    t_build.elapsed().as_secs_f64()
-                ),
-            );
-            return res;
-        }
+    let Some((mut enc, tmax, points_note)) =
+        build_encoding(&m, tmax_wide, budget, deadline, first_answer_by, &mut res)
+    else {
+        return res;
     };
     // The search ends early enough to free the encoding before the deadline
     // (a tenth more than now: lazy cuts add clauses).
@@ -520,23 +590,6 @@ pub fn search_certified(
             .unwrap_or(deadline.end),
         ..deadline.clone()
     };
-    let kind = NoteKind::Encoding {
-        clauses: enc.stats.clauses as u64,
-        event_points: !pts_every,
-    };
-    res.note_as(
-        kind,
-        format!(
-            "encoding: {} nodes over {} candidate tilings, makespans <= {} (units of {g}): \
-         {} variables, {} clauses, built in {:.3} s",
-            m.nodes.len(),
-            m.slots.len(),
-            tmax,
-            enc.stats.vars,
-            enc.stats.clauses,
-            t_build.elapsed().as_secs_f64()
-        ),
-    );
 
     // 4. Galloping descent: probe T = hi + 1 - step below the incumbent, the step
     //    doubling after each SAT answer (a better schedule) and bisecting after an
