@@ -10,6 +10,8 @@
 //! legal schedule's order is a guide, and one close to a good schedule leaves
 //! the guard the most room.
 
+use std::time::Duration;
+
 use crate::graph::NodeGraph;
 use crate::schedule::Schedule;
 use crate::solve::{Deadline, Progress};
@@ -248,7 +250,8 @@ impl<'g, 'a> Searcher<'g, 'a> {
     /// (`frugal::fitted_order`), from the schedule on all the cores, then on
     /// half of them, then the input op order fitted the same way, then the
     /// schedule on a quarter and an eighth of the cores (fewer ops side by
-    /// side), until one fits; at most a quarter of the time left. Measured on the packed
+    /// side), until one fits; at most 15 % of the time left, and only with half
+    /// a second or more left. Measured on the packed
     /// family with 32 cores and ops interleaved 4 at a time, 10^5 nodes: all
     /// the cores trap memory after 53,900 nodes, half of them fit.
     fn blind_order_fitted(&mut self, deadline: &Deadline) -> Option<Vec<u32>> {
@@ -256,10 +259,14 @@ impl<'g, 'a> Searcher<'g, 'a> {
         // ranks, the blind schedule): kept off 10^7-node graphs, whose passes
         // already use most of the 1 GiB the engine is held to.
         const FITTED_MAX_NODES: usize = 2_000_000;
-        if self.g.n_nodes() > FITTED_MAX_NODES {
+        // A first schedule comes before them: with little time left (a
+        // fraction of a second) the other tiling choice's op orders, and the
+        // tiling repair, are the better bets.
+        if self.g.n_nodes() > FITTED_MAX_NODES || deadline.remaining() < Duration::from_millis(500)
+        {
             return None;
         }
-        let budget = deadline.share(0.25);
+        let budget = deadline.share(0.15);
         // 0: the input op order's node list as the ranking.
         for slow_down in [1, 2, 0, 4, 8] {
             if slow_down != 1 && budget.expired() {
