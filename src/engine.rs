@@ -152,6 +152,7 @@ pub fn incumbent(ctx: &Context, share: IncumbentShare) -> SolveResult {
     let list = ListEngine {
         options: ListOptions {
             patience: share.patience,
+            ..ListOptions::default()
         },
     };
     let mut r = list.run(ctx, Duration::from_secs_f64(secs), ctx.opts.start.clone());

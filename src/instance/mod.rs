@@ -93,12 +93,6 @@ pub enum Unusable {
         demand: u128,
         size: u64,
     },
-    /// Not a problem.md §6 case: an engine proved that the subgraph has no legal
-    /// schedule even alone (the memory rule), so no schedule can use it. Set
-    /// only on an engine's private copy of the instance, never by the parser.
-    NeverSchedulable {
-        horizon: u64,
-    },
 }
 
 impl fmt::Display for Unusable {
@@ -124,10 +118,6 @@ impl fmt::Display for Unusable {
             } => write!(
                 f,
                 "node {node} needs {demand} of memory type {mem_type}, whose size is {size}"
-            ),
-            Unusable::NeverSchedulable { horizon } => write!(
-                f,
-                "its subgraph has no legal schedule even alone (proven UNSAT at horizon {horizon})"
             ),
         }
     }

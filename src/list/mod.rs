@@ -30,7 +30,7 @@ use crate::solve::{Deadline, Note, NoteKind, Progress, SolveOptions, SolveResult
 
 use priority::Rng;
 pub use search::Searcher;
-pub use tiling::{flexible_ops, initial_choice, lean_choice};
+pub use tiling::{Tilings, flexible_ops, initial_choice, lean_choice};
 
 /// A schedule found for one tiling choice, with how it was found.
 #[derive(Clone, Debug)]
@@ -55,6 +55,9 @@ fn deterministic_share(nodes: usize) -> f64 {
 /// The list engine's own knobs.
 #[derive(Clone, Debug, Default)]
 pub struct ListOptions {
+    /// Library tilings not to choose (an exact engine proved them never
+    /// schedulable), as a mask over `Library::tilings`; `None`: every usable one.
+    pub excluded: Option<std::sync::Arc<Vec<bool>>>,
     /// Stop early once this many sampling passes in a row brought no better
     /// makespan (tiling moves: this many, and at least as many as came before
     /// them). `None`: use the whole time limit. The incumbent step of the
@@ -158,9 +161,9 @@ pub fn greedy(
     let mut last = None;
     for lean in [false, true] {
         let c = if lean {
-            lean_choice(inst)
+            lean_choice(&Tilings::all(inst))
         } else {
-            initial_choice(inst)
+            initial_choice(&Tilings::all(inst))
         };
         let Ok(g) = NodeGraph::new(inst, c) else {
             continue;
@@ -217,14 +220,25 @@ pub fn solve_with_bounds(
         );
         return r;
     }
+    let tl = Tilings::without(inst, lopts.excluded.as_deref().map(|x| &x[..]));
+    if let Some(&op) = tl.ops_without().first() {
+        // Only a caller's mask can empty an op: no proof here.
+        let mut r = SolveResult::without_schedule(Status::Unknown, 0, "none", ENGINE);
+        r.note(format!(
+            "op {}: every tiling excluded by the caller",
+            inst.graph.ops[op as usize].id
+        ));
+        return r;
+    }
     let mut run = Run {
         inst,
+        tl,
         deadline: Deadline::after(opts.time_limit),
         lb: bounds.best.value,
         rng: Rng::new(opts.seed ^ 0x7431_6d69_6e00_0001),
         progress: Progress::new(opts.progress),
         notes: Vec::new(),
-        choice: initial_choice(inst),
+        choice: initial_choice(&tl),
         best: None,
         pass_seconds: 0.0,
         free_stats: Default::default(),
@@ -234,7 +248,7 @@ pub fn solve_with_bounds(
     if let Some(st) = &opts.start {
         run.warm_start(st);
     }
-    let flexible = flexible_ops(inst);
+    let flexible = flexible_ops(&tl);
     if run.best.is_none() && !flexible.is_empty() && !run.deadline.expired() {
         run.repair(&flexible);
     }
@@ -263,6 +277,8 @@ const ENGINE: &str = "list";
 /// The list engine's state from one phase to the next.
 struct Run<'a> {
     inst: &'a Instance,
+    /// The tilings it may choose.
+    tl: Tilings<'a>,
     deadline: Deadline,
     lb: u64,
     rng: Rng,
@@ -292,7 +308,7 @@ impl Run<'_> {
             let c = if label.starts_with("shortest") {
                 self.choice.clone()
             } else {
-                lean_choice(inst)
+                lean_choice(&self.tl)
             };
             let t = Instant::now();
             let g = match NodeGraph::new(inst, c.clone()) {
@@ -365,8 +381,8 @@ impl Run<'_> {
     fn repair(&mut self, flexible: &[u32]) {
         let t = Instant::now();
         let rep = repair::feasible_choice(
-            self.inst,
-            lean_choice(self.inst),
+            &self.tl,
+            lean_choice(&self.tl),
             flexible,
             &self.deadline.share(0.5),
             &mut self.rng,
@@ -411,7 +427,7 @@ impl Run<'_> {
             return;
         }
         let out = tiling_search::improve(
-            self.inst,
+            &self.tl,
             flexible,
             (std::mem::take(&mut self.choice), best),
             self.lb,

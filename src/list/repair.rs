@@ -60,13 +60,14 @@ fn try_choice(inst: &Instance, choice: &[u32], deadline: &Deadline) -> Outcome {
 /// Walks tiling choices from `start` until one can be scheduled or `deadline`.
 /// `flexible` are the ops with more than one usable tiling.
 pub fn feasible_choice(
-    inst: &Instance,
+    tl: &super::tiling::Tilings,
     start: Vec<u32>,
     flexible: &[u32],
     deadline: &Deadline,
     rng: &mut Rng,
     progress: &Progress,
 ) -> Repair {
+    let inst = tl.inst;
     let mut out = Repair {
         tries: 0,
         restarts: 0,
@@ -118,7 +119,7 @@ pub fn feasible_choice(
             for &op in flexible {
                 let t = cand[op as usize];
                 if rng.below_mod(2) == 0 {
-                    cand[op as usize] = other_tiling(inst, op, t, rng);
+                    cand[op as usize] = other_tiling(tl, op, t, rng);
                 }
             }
         } else {
@@ -135,7 +136,7 @@ pub fn feasible_choice(
                 blamed[rng.below_mod(blamed.len())]
             };
             let t = cand[op as usize];
-            let t2 = other_tiling(inst, op, t, rng);
+            let t2 = other_tiling(tl, op, t, rng);
             cand[op as usize] = t2;
             // Ops of one (type, shape) share their tilings, and whether a tiling
             // leaves room is mostly its own property: half the moves switch

@@ -5,9 +5,9 @@ use crate::instance::Instance;
 
 /// The initial tiling per op: the shortest critical path, then the least work,
 /// then the leanest memory.
-pub fn initial_choice(inst: &Instance) -> Vec<u32> {
-    let peaks = serial_peaks(inst);
-    choose_by(inst, |inst, t| {
+pub fn initial_choice(tl: &Tilings) -> Vec<u32> {
+    let peaks = serial_peaks(tl.inst);
+    choose_by(tl, |inst, t| {
         let tl = &inst.library.tilings[t as usize];
         let work: u128 = tl
             .nodes()
@@ -19,9 +19,9 @@ pub fn initial_choice(inst: &Instance) -> Vec<u32> {
 
 /// A memory-lean tiling per op: the smallest serial memory peak relative to the
 /// sizes, then the shortest critical path.
-pub fn lean_choice(inst: &Instance) -> Vec<u32> {
-    let peaks = serial_peaks(inst);
-    choose_by(inst, |inst, t| {
+pub fn lean_choice(tl: &Tilings) -> Vec<u32> {
+    let peaks = serial_peaks(tl.inst);
+    choose_by(tl, |inst, t| {
         let tl = &inst.library.tilings[t as usize];
         (peaks[t as usize], u128::from(tl.critical_path), 0)
     })
@@ -171,27 +171,63 @@ impl OpPeaks {
     }
 }
 
-fn choose_by<K: Ord>(inst: &Instance, key: impl Fn(&Instance, u32) -> K) -> Vec<u32> {
-    (0..inst.graph.n_ops() as u32)
+/// The tilings the list engine may choose: the usable ones, less those an
+/// exact engine proved never schedulable (a mask over library tilings; the
+/// instance itself is never copied).
+#[derive(Clone, Copy)]
+pub struct Tilings<'a> {
+    pub inst: &'a Instance,
+    excluded: Option<&'a [bool]>,
+}
+
+impl<'a> Tilings<'a> {
+    /// Every usable tiling.
+    pub fn all(inst: &'a Instance) -> Self {
+        Tilings {
+            inst,
+            excluded: None,
+        }
+    }
+    /// The usable tilings not marked in `excluded` (indexed by library tiling).
+    pub fn without(inst: &'a Instance, excluded: Option<&'a [bool]>) -> Self {
+        Tilings { inst, excluded }
+    }
+    /// The tilings of `op` that may be chosen.
+    pub fn of(&self, op: u32) -> impl Iterator<Item = u32> + 'a {
+        let excluded = self.excluded;
+        self.inst
+            .usable_tilings(op)
+            .filter(move |&t| excluded.is_none_or(|x| !x[t as usize]))
+    }
+    /// Ops left with no tiling to choose.
+    pub fn ops_without(&self) -> Vec<u32> {
+        (0..self.inst.graph.n_ops() as u32)
+            .filter(|&op| self.of(op).next().is_none())
+            .collect()
+    }
+}
+
+fn choose_by<K: Ord>(tl: &Tilings, key: impl Fn(&Instance, u32) -> K) -> Vec<u32> {
+    (0..tl.inst.graph.n_ops() as u32)
         .map(|op| {
-            inst.usable_tilings(op)
-                .min_by_key(|&t| key(inst, t))
-                .expect("callers check that every op has a usable tiling")
+            tl.of(op)
+                .min_by_key(|&t| key(tl.inst, t))
+                .expect("callers check that every op has a tiling to choose")
         })
         .collect()
 }
 
-/// Ops with more than one usable tiling.
-pub fn flexible_ops(inst: &Instance) -> Vec<u32> {
-    (0..inst.graph.n_ops() as u32)
-        .filter(|&op| inst.usable_tilings(op).nth(1).is_some())
+/// Ops with more than one tiling to choose.
+pub fn flexible_ops(tl: &Tilings) -> Vec<u32> {
+    (0..tl.inst.graph.n_ops() as u32)
+        .filter(|&op| tl.of(op).nth(1).is_some())
         .collect()
 }
 
-/// A usable tiling of `op` other than `current`, uniformly at random
-/// (`current` itself when there is none).
-pub fn other_tiling(inst: &Instance, op: u32, current: u32, rng: &mut super::priority::Rng) -> u32 {
-    let options: Vec<u32> = inst.usable_tilings(op).filter(|&t| t != current).collect();
+/// A tiling of `op` other than `current`, uniformly at random (`current`
+/// itself when there is none).
+pub fn other_tiling(tl: &Tilings, op: u32, current: u32, rng: &mut super::priority::Rng) -> u32 {
+    let options: Vec<u32> = tl.of(op).filter(|&t| t != current).collect();
     if options.is_empty() {
         current
     } else {

@@ -61,7 +61,7 @@ fn evaluate(
 /// `deadline`. `pass_seconds`: the time one pass took on the start choice.
 #[allow(clippy::too_many_arguments)]
 pub fn improve(
-    inst: &Instance,
+    tl: &tiling::Tilings,
     flexible: &[u32],
     start: (Vec<u32>, Found),
     lb: u64,
@@ -72,6 +72,7 @@ pub fn improve(
     rng: &mut Rng,
     progress: &Progress,
 ) -> Outcome {
+    let inst = tl.inst;
     let (mut choice, mut best) = start;
     let mut moves = 0usize;
     let mut improved = 0usize;
@@ -80,10 +81,7 @@ pub fn improve(
     let mut outcome: HashMap<(u32, u32), (u32, u32)> = HashMap::new();
     let mut seen: HashSet<u64> = HashSet::new();
     seen.insert(fingerprint(&choice));
-    let neighbourhood: usize = flexible
-        .iter()
-        .map(|&op| inst.usable_tilings(op).count() - 1)
-        .sum();
+    let neighbourhood: usize = flexible.iter().map(|&op| tl.of(op).count() - 1).sum();
     let groups = {
         let mut g: Vec<u32> = flexible
             .iter()
@@ -111,7 +109,7 @@ pub fn improve(
         for _ in 0..width {
             op = flexible[rng.below_mod(flexible.len())];
             let from = choice[op as usize];
-            t = tiling::other_tiling(inst, op, from, rng);
+            t = tiling::other_tiling(tl, op, from, rng);
             cand[op as usize] = t;
             if group_move {
                 let group = inst.graph.ops[op as usize].group;

@@ -205,7 +205,7 @@ enum BoundPhase {
 }
 
 /// No incumbent yet, and tilings proven never schedulable: list scheduling
-/// again on a copy of the instance without them (its tiling repair then walks
+/// again with them masked out (`ListOptions::excluded`; its tiling repair walks
 /// only choices that may work), on a share of the time. Without an incumbent
 /// the encoding spans the serial horizon, where models are hard to find.
 fn list_without(
@@ -215,10 +215,11 @@ fn list_without(
     bounds: &crate::bounds::Bounds,
     mut res: SolveResult,
 ) -> SolveResult {
-    let mut restricted = inst.clone();
-    for &(t, horizon) in never {
-        restricted.library.tilings[t as usize].usable =
-            Err(crate::instance::Unusable::NeverSchedulable { horizon });
+    // The pruned tilings as a mask: the list engine never chooses them (no
+    // copy of the instance).
+    let mut excluded = vec![false; inst.library.tilings.len()];
+    for &(t, _) in never {
+        excluded[t as usize] = true;
     }
     let opts = SolveOptions {
         time_limit: deadline.remaining().mul_f64(0.25),
@@ -226,9 +227,10 @@ fn list_without(
     };
     let lopts = crate::list::ListOptions {
         patience: Some(crate::list::INCUMBENT_PATIENCE),
+        excluded: Some(std::sync::Arc::new(excluded)),
     };
     let t = Instant::now();
-    let r = crate::list::solve_with_bounds(&restricted, &opts, &lopts, bounds);
+    let r = crate::list::solve_with_bounds(inst, &opts, &lopts, bounds);
     let Some(schedule) = r.schedule else {
         res.note(format!(
             "list scheduling without the pruned tilings: no schedule either ({:.2} s)",
@@ -236,7 +238,6 @@ fn list_without(
         ));
         return res;
     };
-    // Validated against the instance itself, not the copy.
     let engine = res.engine.clone();
     match SolveResult::found(inst, schedule, res.lower_bound, &res.bound_source, &engine) {
         Ok(mut found) => {
