@@ -75,11 +75,16 @@ enum Cmd {
     },
     /// Find a schedule: makespan, proven lower bound and proof status.
     Solve(SolveArgs),
-    /// Compute lower bounds valid for every tiling choice, and which one binds.
+    /// Compute lower bounds valid for every tiling choice, and which one binds:
+    /// the combinatorial bounds and the tiling-choice relaxation (a small MILP,
+    /// models/bounds.md).
     Bound {
         instance: PathBuf,
         #[arg(long)]
         json: bool,
+        /// Seconds for the tiling-choice relaxation (0: combinatorial bounds only).
+        #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
+        time_limit: f64,
     },
     /// Summarise an instance: platform, library, graph size, unusable tilings.
     Info {
@@ -703,9 +708,23 @@ fn run(cli: Cli, t0: Instant) -> Result<ExitCode, Failure> {
                 }
             }
         }
-        Cmd::Bound { instance, json } => {
+        Cmd::Bound {
+            instance,
+            json,
+            time_limit,
+        } => {
             let inst = read_instance(&instance)?;
-            let b = tmin::bounds::lower_bounds(&inst);
+            let limit = if time_limit.is_finite() && time_limit > 0.0 {
+                std::time::Duration::try_from_secs_f64(time_limit)
+                    .unwrap_or(std::time::Duration::MAX)
+            } else {
+                std::time::Duration::ZERO
+            };
+            let b = if limit.is_zero() {
+                tmin::bounds::lower_bounds(&inst)
+            } else {
+                tmin::engine::proven_bounds(&inst, limit)
+            };
             if json {
                 print_out(&format!("{}\n", report::bound_json(&inst, &b)))?;
             } else {
