@@ -663,7 +663,9 @@ fn run(cli: Cli, t0: Instant) -> Result<ExitCode, Failure> {
             let (src, name) = open_input(&schedule)?;
             let rep = check_reader(&inst, std::io::BufReader::new(src), &name, max_violations)?;
             log::info!("checked in {:.3} s", t0.elapsed().as_secs_f64());
-            let bounds = (bound && rep.is_legal()).then(|| tmin::bounds::lower_bounds(&inst));
+            // The same bounds as `tmin bound` (the relaxation on at most 2 s).
+            let bounds = (bound && rep.is_legal())
+                .then(|| tmin::engine::proven_bounds(&inst, std::time::Duration::from_secs(2)));
             let b = bounds.as_ref().map(|x| report::CheckBound {
                 value: x.best.value,
                 source: &x.best.source,

@@ -29,6 +29,9 @@ const MAX_SCALED: f64 = 1e9;
 /// 32-byte record per candidate node; beyond, the model keeps its other rows.
 const MAX_ROW_NODES: usize = 2_000_000;
 
+/// Least time left for which the model is built at all.
+const MIN_TIME: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// Head (and tail) thresholds per core type in the head-and-load rows.
 const LEVELS: usize = 8;
 
@@ -49,7 +52,13 @@ struct Cand {
 pub fn bound(inst: &Instance, bounds: &Bounds, deadline: &Deadline) -> Option<Bound> {
     let t0 = Instant::now();
     let n_ops = inst.graph.n_ops();
-    if n_ops == 0 || n_ops > MAX_OPS || !inst.ops_without_usable_tiling().is_empty() {
+    // Building the model is not interruptible (HiGHS is): too little time
+    // left for it, nothing is built.
+    if n_ops == 0
+        || n_ops > MAX_OPS
+        || deadline.remaining() < MIN_TIME
+        || !inst.ops_without_usable_tiling().is_empty()
+    {
         return None;
     }
     let cands: Vec<Vec<u32>> = (0..n_ops as u32).map(|o| candidates(inst, o)).collect();
@@ -66,7 +75,7 @@ pub fn bound(inst: &Instance, bounds: &Bounds, deadline: &Deadline) -> Option<Bo
     if total > MAX_SCALED {
         return None;
     }
-    let (m, t_col) = model(inst, bounds, &per_op, &cands, unit);
+    let (m, t_col) = model(inst, bounds, &per_op, &cands, unit, deadline)?;
     let params = Params {
         time_limit: deadline.remaining().as_secs_f64(),
         threads: 1,
@@ -144,7 +153,8 @@ fn model(
     per_op: &[Vec<Cand>],
     cands: &[Vec<u32>],
     unit: u64,
-) -> (Milp, Col) {
+    deadline: &Deadline,
+) -> Option<(Milp, Col)> {
     let n_ops = per_op.len();
     let mut m = Milp::new(false);
     let lb = (bounds.best.value / unit) as f64;
@@ -243,10 +253,12 @@ fn model(
             m.ge(&e, 0.0, String::new);
         }
     }
-    if inst.library.n_nodes() <= MAX_ROW_NODES {
-        head_load_tail_rows(&mut m, t, inst, bounds, &x, cands, unit);
+    if inst.library.n_nodes() <= MAX_ROW_NODES
+        && !head_load_tail_rows(&mut m, t, inst, bounds, &x, cands, unit, deadline)
+    {
+        return None;
     }
-    (m, t)
+    Some((m, t))
 }
 
 /// A node of a candidate tiling on one core type: its op, the candidate's
@@ -266,7 +278,9 @@ struct CandNode {
 /// level `h`, the type-`c` nodes with `h(v) >= h` run inside `[h, T - q_min]`,
 /// `q_min` the least `q(v)` among the candidates' such nodes:
 /// `K_c (T - h - q_min) >= sum over (o, t) of x(o,t) * (their work in t)`.
-/// And the same from tails. Up to `LEVELS` levels each.
+/// And the same from tails. Up to `LEVELS` levels each. False when the
+/// deadline passed while they were written.
+#[allow(clippy::too_many_arguments)]
 fn head_load_tail_rows(
     m: &mut Milp,
     t: Col,
@@ -275,7 +289,8 @@ fn head_load_tail_rows(
     x: &[Vec<Option<Col>>],
     cands: &[Vec<u32>],
     unit: u64,
-) {
+    deadline: &Deadline,
+) -> bool {
     let lib = &inst.library;
     let (intra_head, intra_after) = crate::prep::heads::intra_paths(lib);
     // Per core type: (op, candidate index, h(v), q(v), duration) of every
@@ -320,6 +335,9 @@ fn head_load_tail_rows(
             levels.dedup();
             let step = levels.len().div_ceil(LEVELS).max(1);
             for &h in levels.iter().step_by(step) {
+                if deadline.expired() {
+                    return false;
+                }
                 let mut coef: std::collections::HashMap<(u32, u32), f64> = Default::default();
                 let mut q_min = u64::MAX;
                 for n in nodes[c].iter().filter(|n| key(n).0 >= h) {
@@ -371,4 +389,5 @@ fn head_load_tail_rows(
             }
         }
     }
+    true
 }
