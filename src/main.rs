@@ -652,32 +652,7 @@ fn run(cli: Cli, t0: Instant) -> Result<ExitCode, Failure> {
             json,
             max_violations,
             bound,
-        } => {
-            if instance.as_os_str() == "-" && schedule.as_os_str() == "-" {
-                return Err(Failure::Usage(
-                    "instance and schedule cannot both be read from stdin".into(),
-                ));
-            }
-            let t0 = std::time::Instant::now();
-            let inst = read_instance(&instance)?;
-            let (src, name) = open_input(&schedule)?;
-            let rep = check_reader(&inst, std::io::BufReader::new(src), &name, max_violations)?;
-            log::info!("checked in {:.3} s", t0.elapsed().as_secs_f64());
-            // The same bounds as `tmin bound` (the relaxation on at most 2 s).
-            let bounds = (bound && rep.is_legal())
-                .then(|| tmin::engine::proven_bounds(&inst, std::time::Duration::from_secs(2)));
-            let b = bounds.as_ref().map(|x| report::CheckBound {
-                value: x.best.value,
-                source: &x.best.source,
-            });
-            if json {
-                let v = report::check_json(&inst.name, &name, &rep, b.as_ref());
-                print_out(&format!("{v}\n"))?;
-            } else {
-                print_out(&report::check_text(&rep, b.as_ref()))?;
-            }
-            Ok(ExitCode::from(if rep.is_legal() { 0 } else { 1 }))
-        }
+        } => check_cmd(&instance, &schedule, json, max_violations, bound),
         Cmd::Solve(a) => solve(a, t0),
         Cmd::CertifyCheck {
             dir,
@@ -743,98 +718,7 @@ fn run(cli: Cli, t0: Instant) -> Result<ExitCode, Failure> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Gen(a) => {
-            use tmin::generate::{GenFamily, PackedError};
-            let spec = gen_config(&a)?;
-            let out_path = a.output.as_deref().filter(|p| p.as_os_str() != "-");
-            if a.json && out_path.is_none() {
-                return Err(Failure::Usage(
-                    "--json prints the summary on stdout, so the instance needs -o FILE".into(),
-                ));
-            }
-            let summary = match spec {
-                GenFamily::Random(cfg) => {
-                    let generated = tmin::generate::generate(&cfg).map_err(Failure::Usage)?;
-                    let mut out = create_output(out_path)?;
-                    out.write_all(generated.text.as_bytes())
-                        .and_then(|_| out.flush())
-                        .map_err(io_failure)?;
-                    if let Some(p) = &a.schedule {
-                        let g = tmin::graph::NodeGraph::new(
-                            &generated.instance,
-                            generated.witness.choice.clone(),
-                        )
-                        .map_err(Failure::Internal)?;
-                        let w = create_output(Some(p))?;
-                        tmin::schedule::write_schedule(&g, &generated.witness, w)
-                            .map_err(io_failure)?;
-                    }
-                    json!({
-                        "family": "random",
-                        "seed": cfg.seed,
-                        "ops": generated.instance.graph.n_ops(),
-                        "nodes": generated.witness.start.len(),
-                        "witness_makespan": report::num(generated.witness_makespan),
-                        "optimum": null,
-                        "mem_sizes": generated.mem_sizes,
-                    })
-                }
-                GenFamily::Packed(cfg) => {
-                    // The text streams out while it is generated: into a temporary
-                    // file next to FILE, renamed only once the witness has passed the
-                    // checks, so a failed run leaves no partial instance behind.
-                    let tmp = out_path.map(|p| {
-                        let name = p.file_name().unwrap_or_default().to_string_lossy();
-                        p.with_file_name(format!(".{name}.partial-{}", std::process::id()))
-                    });
-                    let mut out = create_output(tmp.as_deref())?;
-                    let result = tmin::generate::generate_packed(&cfg, out.as_mut());
-                    drop(out);
-                    let p = match result {
-                        Ok(p) => p,
-                        Err(e) => {
-                            if let Some(t) = &tmp {
-                                let _ = std::fs::remove_file(t);
-                            }
-                            return Err(match e {
-                                PackedError::Config(m) => Failure::Usage(m),
-                                PackedError::Io(e) => io_failure(e),
-                                PackedError::Internal(m) => Failure::Internal(m),
-                            });
-                        }
-                    };
-                    if let (Some(t), Some(dest)) = (&tmp, out_path) {
-                        std::fs::rename(t, dest).map_err(|e| {
-                            let _ = std::fs::remove_file(t);
-                            Failure::Usage(format!("cannot create {}: {e}", dest.display()))
-                        })?;
-                    }
-                    if let Some(path) = &a.schedule {
-                        let g = tmin::graph::NodeGraph::new(
-                            &p.witness_instance,
-                            p.witness.choice.clone(),
-                        )
-                        .map_err(Failure::Internal)?;
-                        let w = create_output(Some(path))?;
-                        tmin::schedule::write_schedule(&g, &p.witness, w).map_err(io_failure)?;
-                    }
-                    json!({
-                        "family": "packed",
-                        "seed": cfg.seed,
-                        "ops": p.witness_instance.graph.n_ops(),
-                        "nodes": p.witness.start.len(),
-                        "witness_makespan": report::num(p.witness_makespan),
-                        "optimum": p.optimum,
-                        "mem_sizes": p.mem_sizes,
-                    })
-                }
-            };
-            log::info!("generated {summary}");
-            if a.json {
-                writeln!(std::io::stdout().lock(), "{summary}").map_err(io_failure)?;
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        Cmd::Gen(a) => generate(a),
         Cmd::Bench(a) => bench(a),
         Cmd::Score(a) => score(a),
         Cmd::Plot(a) => plot(a),
@@ -852,6 +736,143 @@ fn run(cli: Cli, t0: Instant) -> Result<ExitCode, Failure> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// `tmin check`: every rule of a schedule, and with --bound the gap to the
+/// proven bounds. Exit 0 when legal, 1 when not.
+fn check_cmd(
+    instance: &std::path::Path,
+    schedule: &std::path::Path,
+    json: bool,
+    max_violations: usize,
+    bound: bool,
+) -> Result<ExitCode, Failure> {
+    if instance.as_os_str() == "-" && schedule.as_os_str() == "-" {
+        return Err(Failure::Usage(
+            "instance and schedule cannot both be read from stdin".into(),
+        ));
+    }
+    let t0 = std::time::Instant::now();
+    let inst = read_instance(instance)?;
+    let (src, name) = open_input(schedule)?;
+    let rep = check_reader(&inst, std::io::BufReader::new(src), &name, max_violations)?;
+    log::info!("checked in {:.3} s", t0.elapsed().as_secs_f64());
+    // The same bounds as `tmin bound` (the relaxation on at most 2 s).
+    let bounds = (bound && rep.is_legal())
+        .then(|| tmin::engine::proven_bounds(&inst, std::time::Duration::from_secs(2)));
+    let b = bounds.as_ref().map(|x| report::CheckBound {
+        value: x.best.value,
+        source: &x.best.source,
+    });
+    if json {
+        let v = report::check_json(&inst.name, &name, &rep, b.as_ref());
+        print_out(&format!("{v}\n"))?;
+    } else {
+        print_out(&report::check_text(&rep, b.as_ref()))?;
+    }
+    Ok(ExitCode::from(if rep.is_legal() { 0 } else { 1 }))
+}
+
+/// `tmin gen`: writes the instance (and with --schedule its witness), and
+/// with --json a summary.
+fn generate(a: GenArgs) -> Result<ExitCode, Failure> {
+    use tmin::generate::GenFamily;
+    let spec = gen_config(&a)?;
+    let out_path = a.output.as_deref().filter(|p| p.as_os_str() != "-");
+    if a.json && out_path.is_none() {
+        return Err(Failure::Usage(
+            "--json prints the summary on stdout, so the instance needs -o FILE".into(),
+        ));
+    }
+    let summary = match spec {
+        GenFamily::Random(cfg) => gen_random(&cfg, out_path, a.schedule.as_deref())?,
+        GenFamily::Packed(cfg) => gen_packed(&cfg, out_path, a.schedule.as_deref())?,
+    };
+    log::info!("generated {summary}");
+    if a.json {
+        writeln!(std::io::stdout().lock(), "{summary}").map_err(io_failure)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The random family: the instance text and its proven feasible schedule.
+fn gen_random(
+    cfg: &tmin::generate::GenConfig,
+    out_path: Option<&std::path::Path>,
+    schedule: Option<&std::path::Path>,
+) -> Result<serde_json::Value, Failure> {
+    let generated = tmin::generate::generate(cfg).map_err(Failure::Usage)?;
+    let mut out = create_output(out_path)?;
+    out.write_all(generated.text.as_bytes())
+        .and_then(|_| out.flush())
+        .map_err(io_failure)?;
+    if let Some(p) = schedule {
+        let g = tmin::graph::NodeGraph::new(&generated.instance, generated.witness.choice.clone())
+            .map_err(Failure::Internal)?;
+        let w = create_output(Some(p))?;
+        tmin::schedule::write_schedule(&g, &generated.witness, w).map_err(io_failure)?;
+    }
+    Ok(json!({
+        "family": "random",
+        "seed": cfg.seed,
+        "ops": generated.instance.graph.n_ops(),
+        "nodes": generated.witness.start.len(),
+        "witness_makespan": report::num(generated.witness_makespan),
+        "optimum": null,
+        "mem_sizes": generated.mem_sizes,
+    }))
+}
+
+/// The known-optimum family: the text streams out while it is generated into
+/// a temporary file next to FILE, renamed only once the witness has passed
+/// the checks, so a failed run leaves no partial instance behind.
+fn gen_packed(
+    cfg: &tmin::generate::PackedConfig,
+    out_path: Option<&std::path::Path>,
+    schedule: Option<&std::path::Path>,
+) -> Result<serde_json::Value, Failure> {
+    use tmin::generate::PackedError;
+    let tmp = out_path.map(|p| {
+        let name = p.file_name().unwrap_or_default().to_string_lossy();
+        p.with_file_name(format!(".{name}.partial-{}", std::process::id()))
+    });
+    let mut out = create_output(tmp.as_deref())?;
+    let result = tmin::generate::generate_packed(cfg, out.as_mut());
+    drop(out);
+    let p = match result {
+        Ok(p) => p,
+        Err(e) => {
+            if let Some(t) = &tmp {
+                let _ = std::fs::remove_file(t);
+            }
+            return Err(match e {
+                PackedError::Config(m) => Failure::Usage(m),
+                PackedError::Io(e) => io_failure(e),
+                PackedError::Internal(m) => Failure::Internal(m),
+            });
+        }
+    };
+    if let (Some(t), Some(dest)) = (&tmp, out_path) {
+        std::fs::rename(t, dest).map_err(|e| {
+            let _ = std::fs::remove_file(t);
+            Failure::Usage(format!("cannot create {}: {e}", dest.display()))
+        })?;
+    }
+    if let Some(path) = schedule {
+        let g = tmin::graph::NodeGraph::new(&p.witness_instance, p.witness.choice.clone())
+            .map_err(Failure::Internal)?;
+        let w = create_output(Some(path))?;
+        tmin::schedule::write_schedule(&g, &p.witness, w).map_err(io_failure)?;
+    }
+    Ok(json!({
+        "family": "packed",
+        "seed": cfg.seed,
+        "ops": p.witness_instance.graph.n_ops(),
+        "nodes": p.witness.start.len(),
+        "witness_makespan": report::num(p.witness_makespan),
+        "optimum": p.optimum,
+        "mem_sizes": p.mem_sizes,
+    }))
 }
 
 fn plot_failure(e: tmin::plot::PlotError) -> Failure {
