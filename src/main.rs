@@ -1208,9 +1208,13 @@ fn read_instance_hashed(
     Ok((inst, Some(hash)))
 }
 
-fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
-    use std::io::IsTerminal;
-    let limit = time_limit(a.time_limit)?;
+/// The checks `tmin solve` makes before reading anything, so that a bad
+/// argument is exit 2 whatever the engine later does: counts, stdin used
+/// twice, the --export-model and --certify folders (made here). Returns the
+/// certifier for --certify.
+fn solve_arguments(
+    a: &SolveArgs,
+) -> Result<Option<std::sync::Arc<tmin::sat::certify::Certifier>>, Failure> {
     if a.threads == 0 {
         return Err(Failure::Usage("--threads must be at least 1".into()));
     }
@@ -1247,7 +1251,7 @@ fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
     }
     // Also up front: an uncreatable folder is an argument error, not a
     // certificate silently missing after the solve.
-    let certifier = match &a.certify {
+    Ok(match &a.certify {
         Some(dir) => Some(std::sync::Arc::new(
             tmin::sat::certify::Certifier::new(dir, &tmin::sat::certify::name_of(&a.instance))
                 .map_err(|e| {
@@ -1258,7 +1262,49 @@ fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
                 })?,
         )),
         None => None,
+    })
+}
+
+/// The time limit passed while the input was read: no verdict, exit 3, with
+/// the summary saying where reading stopped.
+fn unread(
+    a: &SolveArgs,
+    e: &InputError,
+    engine_name: &str,
+    t0: Instant,
+    to_stdout: bool,
+) -> Result<ExitCode, Failure> {
+    let mut r = tmin::solve::SolveResult::without_schedule(
+        tmin::solve::Status::Unknown,
+        0,
+        "none (the input was not read)",
+        engine_name,
+    );
+    r.note(e.to_string());
+    let total = t0.elapsed().as_secs_f64();
+    let summary = if a.json {
+        let run = report::RunInfo {
+            hash: None,
+            time_limit: a.time_limit,
+            seed: a.seed,
+        };
+        let v = report::solve_json_named(&e.file, None, &r, total, total, &run);
+        format!("{v}\n")
+    } else {
+        report::solve_text(&r, total)
     };
+    if to_stdout {
+        print_err(&summary)?;
+    } else {
+        print_out(&summary)?;
+    }
+    Ok(ExitCode::from(3))
+}
+
+fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
+    use std::io::IsTerminal;
+    let limit = time_limit(a.time_limit)?;
+    let certifier = solve_arguments(&a)?;
     let to_stdout = a.output.as_deref().is_some_and(|p| p.as_os_str() == "-");
     // The whole command ends by `end`: reading, solving, writing.
     let end = tmin::solve::instant_after(t0, limit);
@@ -1275,32 +1321,7 @@ fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
     let (inst, hash, start) = match read {
         Ok(x) => x,
         Err(e) if e.kind == InputErrorKind::TimeLimit => {
-            // No verdict: the limit passed before the input was read.
-            let mut r = tmin::solve::SolveResult::without_schedule(
-                tmin::solve::Status::Unknown,
-                0,
-                "none (the input was not read)",
-                engine_name,
-            );
-            r.note(e.to_string());
-            let total = t0.elapsed().as_secs_f64();
-            let summary = if a.json {
-                let run = report::RunInfo {
-                    hash: None,
-                    time_limit: a.time_limit,
-                    seed: a.seed,
-                };
-                let v = report::solve_json_named(&e.file, None, &r, total, total, &run);
-                format!("{v}\n")
-            } else {
-                report::solve_text(&r, total)
-            };
-            if to_stdout {
-                print_err(&summary)?;
-            } else {
-                print_out(&summary)?;
-            }
-            return Ok(ExitCode::from(3));
+            return unread(&a, &e, engine_name, t0, to_stdout);
         }
         Err(e) => return Err(Failure::Input(e)),
     };
