@@ -43,16 +43,84 @@ pub fn read_schedule_until<R: Read>(
     limit: usize,
     deadline: Option<std::time::Instant>,
 ) -> InputResult<ReadOutcome> {
-    let lib = &inst.library;
-    let graph = &inst.graph;
     let mut lx = Lexer::new(src, name).with_deadline(deadline);
     let mut bad = Violations::new(limit);
-    let mut op_tiling = vec![NONE; graph.n_ops()];
-    let mut r_op: Vec<u32> = Vec::new();
-    let mut r_local: Vec<u32> = Vec::new();
-    let mut r_start: Vec<u64> = Vec::new();
-    let mut r_core: Vec<u32> = Vec::new();
-    let mut rows = 0usize;
+    let mut op_tiling = vec![NONE; inst.graph.n_ops()];
+    let r = read_rows(&mut lx, inst, &mut op_tiling, &mut bad)?;
+    if let Some(b) = lx.peek_token()? {
+        return Err(lx.error(format!(
+            "expected end of input after the schedule's closing ']', found {}",
+            crate::text::describe(Some(b))
+        )));
+    }
+    empty_tilings_for_ops_without_rows(inst, &mut op_tiling, &mut bad);
+    // Node index of each op's first node; ops left without a tiling (already
+    // reported) take no room.
+    let lib = &inst.library;
+    let mut base = Vec::with_capacity(op_tiling.len() + 1);
+    let mut acc = 0u64;
+    for &t in &op_tiling {
+        base.push(acc);
+        if t != NONE {
+            acc += u64::from(lib.tilings[t as usize].n_nodes);
+        }
+    }
+    let rows = r.count;
+    if (r.op.len() as u64) < acc {
+        // Fewer rows than nodes: incomplete, so no schedule comes out of it and
+        // nothing is scattered per node. The rows, sorted by node, give the
+        // same violations in the same order, in memory and time that follow
+        // the rows (before: a table of every node the chosen tilings declare,
+        // 4.3 GB and 277 s for one row per op of 10^5 ops of 10^4 nodes).
+        incomplete(inst, &op_tiling, &r.op, &r.local, &mut bad);
+        return Ok(ReadOutcome {
+            schedule: None,
+            violations: bad,
+            rows,
+        });
+    }
+    let (start, core) = scatter(inst, &op_tiling, &base, acc as usize, r, &mut bad);
+    let schedule = bad.is_empty().then_some(Schedule {
+        choice: op_tiling,
+        start,
+        core,
+    });
+    Ok(ReadOutcome {
+        schedule,
+        violations: bad,
+        rows,
+    })
+}
+
+/// The rows read, column by column (op index, local node, start, core id),
+/// and how many there were (rows naming unknown ops, tilings or nodes are
+/// counted, reported and not kept).
+struct Rows {
+    op: Vec<u32>,
+    local: Vec<u32>,
+    start: Vec<u64>,
+    core: Vec<u32>,
+    count: usize,
+}
+
+/// Reads `[[OpId,Tiling,NodeId,Start,CoreId],...]`: each row's op, tiling
+/// (one per op, the first row's) and node are resolved; what does not
+/// resolve is a structure violation naming the line.
+fn read_rows<R: Read>(
+    lx: &mut Lexer<R>,
+    inst: &Instance,
+    op_tiling: &mut [u32],
+    bad: &mut Violations,
+) -> InputResult<Rows> {
+    let lib = &inst.library;
+    let graph = &inst.graph;
+    let mut r = Rows {
+        op: Vec::new(),
+        local: Vec::new(),
+        start: Vec::new(),
+        core: Vec::new(),
+        count: 0,
+    };
     const CTX: &str = "the schedule [[OpId,Tiling,NodeId,Start,CoreId],...]";
     lx.list(CTX, |lx| {
         let pos = {
@@ -69,7 +137,7 @@ pub fn read_schedule_until<R: Read>(
                 ("CoreId", true),
             ],
         )?;
-        rows += 1;
+        r.count += 1;
         let (op_id, tiling_id, node_id) = (op_id as u32, tiling_id as u32, node_id as u32);
         let at = format!(
             "line {}: row [{op_id},{tiling_id},{node_id},{start},{core}]",
@@ -126,25 +194,28 @@ pub fn read_schedule_until<R: Read>(
             );
             return Ok(());
         };
-        r_op.push(op);
-        r_local.push(local);
-        r_start.push(start);
-        r_core.push(core as u32);
+        r.op.push(op);
+        r.local.push(local);
+        r.start.push(start);
+        r.core.push(core as u32);
         Ok(())
     })?;
-    if let Some(b) = lx.peek_token()? {
-        return Err(lx.error(format!(
-            "expected end of input after the schedule's closing ']', found {}",
-            crate::text::describe(Some(b))
-        )));
-    }
+    Ok(r)
+}
 
-    // Ops without rows: legal only if the op can pick a tiling without nodes.
+/// Ops without rows: legal only if the op can pick a tiling without nodes
+/// (it then takes it); otherwise a structure violation.
+fn empty_tilings_for_ops_without_rows(
+    inst: &Instance,
+    op_tiling: &mut [u32],
+    bad: &mut Violations,
+) {
+    let lib = &inst.library;
     for (op, t) in op_tiling.iter_mut().enumerate() {
         if *t != NONE {
             continue;
         }
-        let o = &graph.ops[op];
+        let o = &inst.graph.ops[op];
         let empty = lib.groups[o.group as usize]
             .tilings
             .iter()
@@ -158,43 +229,28 @@ pub fn read_schedule_until<R: Read>(
             )),
         }
     }
-    // Scatter rows to node indices; each node exactly once. Ops left without a
-    // tiling (already reported) take no room.
-    let n_nodes = |t: u32| {
-        if t == NONE {
-            0
-        } else {
-            u64::from(lib.tilings[t as usize].n_nodes)
-        }
-    };
-    let mut base = Vec::with_capacity(op_tiling.len() + 1);
-    let mut acc = 0u64;
-    for &t in &op_tiling {
-        base.push(acc);
-        acc += n_nodes(t);
-    }
-    if (r_op.len() as u64) < acc {
-        // Fewer rows than nodes: incomplete, so no schedule comes out of it and
-        // nothing is scattered per node. The rows, sorted by node, give the
-        // same violations in the same order, in memory and time that follow
-        // the rows (before: a table of every node the chosen tilings declare,
-        // 4.3 GB and 277 s for one row per op of 10^5 ops of 10^4 nodes).
-        incomplete(inst, &op_tiling, &r_op, &r_local, &mut bad);
-        return Ok(ReadOutcome {
-            schedule: None,
-            violations: bad,
-            rows,
-        });
-    }
-    let n = acc as usize;
+}
+
+/// Rows scattered to node indices (`base[op]` + local), each node exactly
+/// once: a second row for a node and a node without a row are structure
+/// violations. Returns starts and core ids per node (`NONE`: no row).
+fn scatter(
+    inst: &Instance,
+    op_tiling: &[u32],
+    base: &[u64],
+    n: usize,
+    r: Rows,
+    bad: &mut Violations,
+) -> (Vec<u64>, Vec<u32>) {
+    let (lib, graph) = (&inst.library, &inst.graph);
     let mut start = vec![0u64; n];
     let mut core = vec![NONE; n];
-    for k in 0..r_op.len() {
-        let v = (base[r_op[k] as usize] + u64::from(r_local[k])) as usize;
+    for k in 0..r.op.len() {
+        let v = (base[r.op[k] as usize] + u64::from(r.local[k])) as usize;
         if core[v] != NONE {
-            let o = r_op[k] as usize;
+            let o = r.op[k] as usize;
             let node =
-                lib.node_id[(lib.tilings[op_tiling[o] as usize].first_node + r_local[k]) as usize];
+                lib.node_id[(lib.tilings[op_tiling[o] as usize].first_node + r.local[k]) as usize];
             bad.push(
                 Violation::new(
                     Rule::Structure,
@@ -204,12 +260,12 @@ pub fn read_schedule_until<R: Read>(
             );
             continue;
         }
-        start[v] = r_start[k];
+        start[v] = r.start[k];
         // Core ids equal to NONE are out of range for every core type anyway
         // (at most 2^20 cores); keep them distinguishable from "no row".
-        core[v] = r_core[k].min(NONE - 1);
+        core[v] = r.core[k].min(NONE - 1);
     }
-    drop((r_op, r_local, r_start, r_core));
+    drop(r);
     for (op, &t) in op_tiling.iter().enumerate() {
         if t == NONE {
             continue;
@@ -231,16 +287,7 @@ pub fn read_schedule_until<R: Read>(
             }
         }
     }
-    let schedule = bad.is_empty().then_some(Schedule {
-        choice: op_tiling,
-        start,
-        core,
-    });
-    Ok(ReadOutcome {
-        schedule,
-        violations: bad,
-        rows,
-    })
+    (start, core)
 }
 
 /// The structural violations of rows that do not cover every node (see
