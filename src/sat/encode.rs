@@ -696,9 +696,10 @@ impl<'m, 'a> Encoder<'m, 'a> {
         self.sel[self.m.nodes[v as usize].slot as usize]
     }
 
-    fn build(&mut self) {
+    /// Selector literals per op: at least one candidate, at most one (pairwise); a
+    /// single candidate is the constant true (models/sat.md §3.2).
+    fn selectors(&mut self) {
         let m = self.m;
-        let tmax = self.tmax;
         // Selectors.
         for op in 0..m.op_slots.len() as u32 {
             let r = m.op_slots[op as usize].clone();
@@ -718,6 +719,12 @@ impl<'m, 'a> Encoder<'m, 'a> {
                 self.sel.extend(lits);
             }
         }
+    }
+
+    /// Order-encoded starts of every node within its window (models/sat.md §2, §3.1).
+    fn starts(&mut self) {
+        let m = self.m;
+        let tmax = self.tmax;
         // Starts. A start is at most `max_start` (in units): starts are u64 in
         // time, and only schedules that can be written count (models/sat.md 1.7).
         let max_start = i64::try_from(u64::MAX / m.g).unwrap_or(i64::MAX);
@@ -735,6 +742,11 @@ impl<'m, 'a> Encoder<'m, 'a> {
                 self.clause(&[!s]);
             }
         }
+    }
+
+    /// Intra-tiling precedence (models/sat.md §3.3).
+    fn intra_precedence(&mut self) {
+        let m = self.m;
         // Intra-tiling precedence (unconditional: an unselected tiling can keep
         // every node at its earliest start, which satisfies them).
         for v in 0..m.nodes.len() as u32 {
@@ -747,6 +759,13 @@ impl<'m, 'a> Encoder<'m, 'a> {
                 self.le_imp(self.start[w as usize], self.start[v as usize], p, &[]);
             }
         }
+    }
+
+    /// Op edges through `F` (end of an op's sinks) and `G` (start of its successor's
+    /// sources), at op level (models/sat.md §3.4).
+    fn op_edges(&mut self) {
+        let m = self.m;
+        let tmax = self.tmax;
         // Op edges through F (end of op a's sinks) and G (start of op b's sources).
         for op in 0..m.op_slots.len() as u32 {
             let ou = op as usize;
@@ -806,6 +825,11 @@ impl<'m, 'a> Encoder<'m, 'a> {
                 self.le_imp(gv, f, 0, &[]);
             }
         }
+    }
+
+    /// One-core types: pairwise order literals and transitivity (models/sat.md §3.5).
+    fn one_core_orders(&mut self) {
+        let m = self.m;
         // One-core types: pairwise order literals.
         let cores = &m.inst.platform.cores;
         let mut by_type: Vec<Vec<u32>> = vec![Vec::new(); cores.len()];
@@ -866,6 +890,34 @@ impl<'m, 'a> Encoder<'m, 'a> {
                     }
                 }
             }
+        }
+    }
+
+    /// The static clauses (models/sat.md §3), family by family; the memory
+    /// pairs last. Every family stops when the budget or the deadline halts
+    /// the build (checked in `clause`), and so does the build.
+    fn build(&mut self) {
+        let m = self.m;
+        let tmax = self.tmax;
+        self.selectors();
+        if self.halted() {
+            return;
+        }
+        self.starts();
+        if self.halted() {
+            return;
+        }
+        self.intra_precedence();
+        if self.halted() {
+            return;
+        }
+        self.op_edges();
+        if self.halted() {
+            return;
+        }
+        self.one_core_orders();
+        if self.halted() {
+            return;
         }
         self.memory_pairs();
         self.check_limits();
