@@ -269,6 +269,8 @@ impl<R: Read> Parser<R> {
         Ok(())
     }
 
+    /// `GetInferenceScheResult`: the op graph, its ids resolved and checked
+    /// acyclic.
     fn graph_info(&mut self, pos: Pos) -> InputResult<()> {
         if self.platform.is_none() {
             return Err(self.lx.error_at(
@@ -277,93 +279,12 @@ impl<R: Read> Parser<R> {
             ));
         }
         let lx = &mut self.lx;
-        lx.expect(b'(', "after GetInferenceScheResult")?;
-        let mut edges: Vec<(u32, u32, Pos)> = Vec::new();
-        lx.list("the op edges [[PrevOp,NextOp],...]", |lx| {
-            lx.skip_ws()?;
-            let at = lx.pos();
-            let [a, b] = lx.tuple("the op edges", [("PrevOp", true), ("NextOp", true)])?;
-            edges.push((a as u32, b as u32, at));
-            Ok(())
-        })?;
-        lx.expect(b',', "after the op edges in GetInferenceScheResult")?;
-        let mut ops: Vec<Op> = Vec::new();
-        let mut op_pos: Vec<Pos> = Vec::new();
-        let lib = &self.lib;
-        lx.list("the op list [[OpId,OpType,Shape],...]", |lx| {
-            lx.skip_ws()?;
-            let at = lx.pos();
-            let [id, op_type, shape] = lx.tuple(
-                "the op list",
-                [("OpId", true), ("OpType", true), ("Shape", true)],
-            )?;
-            let (id, op_type, shape) = (id as u32, op_type as u32, shape as u32);
-            let Some(&group) = lib.group_of.get(&(op_type, shape)) else {
-                return Err(lx.error_at(
-                    at,
-                    format!(
-                        "op {id} has type {op_type} and shape {shape}, for which no AddOpInfo line exists"
-                    ),
-                ));
-            };
-            ops.push(Op {
-                id,
-                op_type,
-                shape,
-                group,
-            });
-            op_pos.push(at);
-            Ok(())
-        })?;
-        lx.expect(b')', "to close GetInferenceScheResult")?;
+        let (edges, ops, op_pos) = read_graph_lists(lx, &self.lib)?;
         if ops.len() >= u32::MAX as usize {
             return Err(lx.error_at(pos, "more than 4e9 ops"));
         }
-
-        let mut id_index: Vec<(u32, u32)> = ops
-            .iter()
-            .enumerate()
-            .map(|(i, o)| (o.id, i as u32))
-            .collect();
-        id_index.sort_unstable();
-        if let Some(w) = id_index.windows(2).find(|w| w[0].0 == w[1].0) {
-            let (first, again) = (op_pos[w[0].1 as usize], op_pos[w[1].1 as usize]);
-            return Err(lx.error_at(
-                again,
-                format!(
-                    "op {} is listed twice (first at line {}, column {})",
-                    w[0].0, first.line, first.col
-                ),
-            ));
-        }
-        let index_of = |id: u32| {
-            id_index
-                .binary_search_by_key(&id, |&(i, _)| i)
-                .ok()
-                .map(|k| id_index[k].1)
-        };
-        let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(edges.len());
-        for &(a, b, at) in &edges {
-            let ia = index_of(a).ok_or_else(|| {
-                lx.error_at(
-                    at,
-                    format!("op edge [{a},{b}] names op {a}, which the op list does not contain"),
-                )
-            })?;
-            let ib = index_of(b).ok_or_else(|| {
-                lx.error_at(
-                    at,
-                    format!("op edge [{a},{b}] names op {b}, which the op list does not contain"),
-                )
-            })?;
-            if ia == ib {
-                return Err(lx.error_at(
-                    at,
-                    format!("op edge [{a},{b}] is a cycle (an op before itself)"),
-                ));
-            }
-            pairs.push((ia, ib));
-        }
+        let id_index = op_id_index(lx, &ops, &op_pos)?;
+        let mut pairs = op_pairs(lx, &edges, &id_index)?;
         drop(edges);
         pairs.sort_unstable();
         pairs.dedup();
@@ -371,31 +292,7 @@ impl<R: Read> Parser<R> {
         let (succ_off, succ) = csr(n, pairs.iter().map(|&(a, b)| (a, b)));
         let (pred_off, pred) = csr(n, pairs.iter().map(|&(a, b)| (b, a)));
         drop(pairs);
-
-        // Kahn over ops; leftovers lie on or behind a cycle.
-        let mut indeg: Vec<u32> = (0..n).map(|i| pred_off[i + 1] - pred_off[i]).collect();
-        let queue = crate::dag::kahn(&mut indeg, |v| {
-            &succ[succ_off[v as usize] as usize..succ_off[v as usize + 1] as usize]
-        });
-        if queue.len() < n {
-            let edges: Vec<(u32, u32)> = (0..n as u32)
-                .flat_map(|a| {
-                    succ[succ_off[a as usize] as usize..succ_off[a as usize + 1] as usize]
-                        .iter()
-                        .map(move |&b| (a, b))
-                })
-                .collect();
-            let cycle = find_cycle(&edges, &succ_off, &indeg);
-            let names: Vec<String> = cycle
-                .iter()
-                .map(|&i| ops[i as usize].id.to_string())
-                .collect();
-            return Err(lx.error_at(
-                pos,
-                format!("the op graph has a cycle: ops {}", names.join(" -> ")),
-            ));
-        }
-
+        check_acyclic(lx, pos, &ops, (&succ_off, &succ), &pred_off)?;
         self.graph = Some(OpGraph {
             ops,
             succ_off,
@@ -407,6 +304,146 @@ impl<R: Read> Parser<R> {
         });
         Ok(())
     }
+}
+
+/// Op edges with positions, ops, and each op's position.
+type GraphLists = (Vec<(u32, u32, Pos)>, Vec<Op>, Vec<Pos>);
+
+/// Reads `([[PrevOp,NextOp],...],[[OpId,OpType,Shape],...])`; an op whose
+/// (OpType, Shape) has no `AddOpInfo` is an error at its position.
+fn read_graph_lists<R: Read>(lx: &mut Lexer<R>, lib: &Library) -> InputResult<GraphLists> {
+    lx.expect(b'(', "after GetInferenceScheResult")?;
+    let mut edges: Vec<(u32, u32, Pos)> = Vec::new();
+    lx.list("the op edges [[PrevOp,NextOp],...]", |lx| {
+        lx.skip_ws()?;
+        let at = lx.pos();
+        let [a, b] = lx.tuple("the op edges", [("PrevOp", true), ("NextOp", true)])?;
+        edges.push((a as u32, b as u32, at));
+        Ok(())
+    })?;
+    lx.expect(b',', "after the op edges in GetInferenceScheResult")?;
+    let mut ops: Vec<Op> = Vec::new();
+    let mut op_pos: Vec<Pos> = Vec::new();
+    lx.list("the op list [[OpId,OpType,Shape],...]", |lx| {
+        lx.skip_ws()?;
+        let at = lx.pos();
+        let [id, op_type, shape] = lx.tuple(
+            "the op list",
+            [("OpId", true), ("OpType", true), ("Shape", true)],
+        )?;
+        let (id, op_type, shape) = (id as u32, op_type as u32, shape as u32);
+        let Some(&group) = lib.group_of.get(&(op_type, shape)) else {
+            return Err(lx.error_at(
+                at,
+                format!(
+                    "op {id} has type {op_type} and shape {shape}, for which no AddOpInfo line exists"
+                ),
+            ));
+        };
+        ops.push(Op {
+            id,
+            op_type,
+            shape,
+            group,
+        });
+        op_pos.push(at);
+        Ok(())
+    })?;
+    lx.expect(b')', "to close GetInferenceScheResult")?;
+    Ok((edges, ops, op_pos))
+}
+
+/// `(op id, op index)` sorted by id; an id listed twice is an error naming
+/// both places.
+fn op_id_index<R: Read>(lx: &Lexer<R>, ops: &[Op], op_pos: &[Pos]) -> InputResult<Vec<(u32, u32)>> {
+    let mut id_index: Vec<(u32, u32)> = ops
+        .iter()
+        .enumerate()
+        .map(|(i, o)| (o.id, i as u32))
+        .collect();
+    id_index.sort_unstable();
+    if let Some(w) = id_index.windows(2).find(|w| w[0].0 == w[1].0) {
+        let (first, again) = (op_pos[w[0].1 as usize], op_pos[w[1].1 as usize]);
+        return Err(lx.error_at(
+            again,
+            format!(
+                "op {} is listed twice (first at line {}, column {})",
+                w[0].0, first.line, first.col
+            ),
+        ));
+    }
+    Ok(id_index)
+}
+
+/// Op edges as index pairs; unknown ids and self-loops are errors.
+fn op_pairs<R: Read>(
+    lx: &Lexer<R>,
+    edges: &[(u32, u32, Pos)],
+    id_index: &[(u32, u32)],
+) -> InputResult<Vec<(u32, u32)>> {
+    let index_of = |id: u32| {
+        id_index
+            .binary_search_by_key(&id, |&(i, _)| i)
+            .ok()
+            .map(|k| id_index[k].1)
+    };
+    let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(edges.len());
+    for &(a, b, at) in edges {
+        let ia = index_of(a).ok_or_else(|| {
+            lx.error_at(
+                at,
+                format!("op edge [{a},{b}] names op {a}, which the op list does not contain"),
+            )
+        })?;
+        let ib = index_of(b).ok_or_else(|| {
+            lx.error_at(
+                at,
+                format!("op edge [{a},{b}] names op {b}, which the op list does not contain"),
+            )
+        })?;
+        if ia == ib {
+            return Err(lx.error_at(
+                at,
+                format!("op edge [{a},{b}] is a cycle (an op before itself)"),
+            ));
+        }
+        pairs.push((ia, ib));
+    }
+    Ok(pairs)
+}
+
+/// Kahn over ops; leftovers lie on or behind a cycle, which is named.
+fn check_acyclic<R: Read>(
+    lx: &Lexer<R>,
+    pos: Pos,
+    ops: &[Op],
+    (succ_off, succ): (&[u32], &[u32]),
+    pred_off: &[u32],
+) -> InputResult<()> {
+    let n = ops.len();
+    let mut indeg: Vec<u32> = (0..n).map(|i| pred_off[i + 1] - pred_off[i]).collect();
+    let queue = crate::dag::kahn(&mut indeg, |v| {
+        &succ[succ_off[v as usize] as usize..succ_off[v as usize + 1] as usize]
+    });
+    if queue.len() < n {
+        let edges: Vec<(u32, u32)> = (0..n as u32)
+            .flat_map(|a| {
+                succ[succ_off[a as usize] as usize..succ_off[a as usize + 1] as usize]
+                    .iter()
+                    .map(move |&b| (a, b))
+            })
+            .collect();
+        let cycle = find_cycle(&edges, succ_off, &indeg);
+        let names: Vec<String> = cycle
+            .iter()
+            .map(|&i| ops[i as usize].id.to_string())
+            .collect();
+        return Err(lx.error_at(
+            pos,
+            format!("the op graph has a cycle: ops {}", names.join(" -> ")),
+        ));
+    }
+    Ok(())
 }
 
 /// CSR from `(from, to)` pairs already sorted by `from` or not.
