@@ -886,7 +886,7 @@ fn plot_failure(e: tmin::plot::PlotError) -> Failure {
 }
 
 fn score(a: ScoreArgs) -> Result<ExitCode, Failure> {
-    use tmin::score::{self as sc, ScoreError};
+    use tmin::score as sc;
     if !(a.s_base.is_finite() && a.s_max.is_finite() && a.s_base <= a.s_max) {
         return Err(Failure::Usage(format!(
             "--s-base and --s-max must be finite with s-base <= s-max, got {} and {}",
@@ -897,120 +897,11 @@ fn score(a: ScoreArgs) -> Result<ExitCode, Failure> {
         Some(p) => Some(sc::load_reference(p)?),
         None => None,
     };
-    let scored = |r: Result<sc::Scored, ScoreError>| -> Result<sc::Scored, Failure> {
-        r.map_err(|e| match e {
-            ScoreError::Input(e) => Failure::Input(e),
-            // From a reference: bad input. From a computed bound: our bug.
-            ScoreError::NotABound {
-                from_reference: true,
-                message,
-            } => Failure::Usage(message),
-            ScoreError::NotABound { message, .. } => Failure::Internal(message),
-        })
-    };
-    let mut rows = Vec::new();
-    if !a.heuristic_dirs.is_empty() {
-        if a.instance.is_some() || !a.schedule_files.is_empty() {
-            return Err(Failure::Usage(
-                "--schedules scores every instance of --reference: give no INSTANCE or SCHEDULE"
-                    .into(),
-            ));
-        }
-        if a.t_max.is_some() {
-            return Err(Failure::Usage(
-                "--t-max is one instance's value; with --schedules give t_max in the reference CSV"
-                    .into(),
-            ));
-        }
-        for d in &a.heuristic_dirs {
-            if !d.is_dir() {
-                return Err(Failure::Usage(format!(
-                    "--schedules {}: not a directory",
-                    d.display()
-                )));
-            }
-        }
-        let reference = reference.expect("clap requires --reference with --schedules");
-        if reference.entries.is_empty() {
-            return Err(Failure::Usage(format!(
-                "{}: the reference lists no instance",
-                reference.source.display()
-            )));
-        }
-        let base = reference.base_dir();
-        for e in &reference.entries {
-            let path = resolve_instance(&e.instance, &base).ok_or_else(|| {
-                Failure::Usage(format!(
-                    "{}: instance {} not found (looked in the working directory and in {})",
-                    e.at,
-                    e.instance,
-                    base.display()
-                ))
-            })?;
-            let inst = if e.jsp {
-                let end = tmin::solve::far_future(Instant::now());
-                tmin::bench::read_input(&path, tmin::bench::Format::Jsp, end)?.0
-            } else {
-                read_instance(&path)?
-            };
-            let name = sc::instance_name(&e.instance);
-            let label = path.display().to_string();
-            let scale =
-                sc::scale_for(&inst, &name, Some(&reference), None).map_err(Failure::Usage)?;
-            for d in &a.heuristic_dirs {
-                let h = heuristic_name(d);
-                let file = d.join(format!("{name}.schedule"));
-                if file.exists() {
-                    rows.push(scored(sc::score_file(
-                        &inst,
-                        &label,
-                        &h,
-                        &file,
-                        &scale,
-                        a.s_base,
-                        a.s_max,
-                        a.max_violations,
-                    ))?);
-                } else {
-                    rows.push(sc::missing(&h, &label, &scale, a.s_base));
-                }
-            }
-        }
+    let rows = if a.heuristic_dirs.is_empty() {
+        score_instance(&a, reference.as_ref())?
     } else {
-        let Some(instance) = &a.instance else {
-            return Err(Failure::Usage(
-                "give INSTANCE SCHEDULE..., or --reference DIR --schedules HDIR...".into(),
-            ));
-        };
-        if a.schedule_files.is_empty() {
-            return Err(Failure::Usage(
-                "no SCHEDULE given: tmin score INSTANCE SCHEDULE...".into(),
-            ));
-        }
-        if instance.as_os_str() == "-" || a.schedule_files.iter().any(|p| p.as_os_str() == "-") {
-            return Err(Failure::Usage(
-                "tmin score reads files, not stdin ('-')".into(),
-            ));
-        }
-        let inst = read_instance(instance)?;
-        let label = instance.display().to_string();
-        let name = sc::instance_name(&label);
-        let scale =
-            sc::scale_for(&inst, &name, reference.as_ref(), a.t_max).map_err(Failure::Usage)?;
-        for f in &a.schedule_files {
-            let h = f.display().to_string();
-            rows.push(scored(sc::score_file(
-                &inst,
-                &label,
-                &h,
-                f,
-                &scale,
-                a.s_base,
-                a.s_max,
-                a.max_violations,
-            ))?);
-        }
-    }
+        score_study(&a, reference)?
+    };
     let out = if a.json {
         format!("{}\n", sc::to_json(&rows))
     } else if a.csv {
@@ -1024,6 +915,140 @@ fn score(a: ScoreArgs) -> Result<ExitCode, Failure> {
     } else {
         1
     }))
+}
+
+/// A score, or why not: bad input, or (a computed bound above a legal
+/// makespan) our bug.
+fn scored(
+    r: Result<tmin::score::Scored, tmin::score::ScoreError>,
+) -> Result<tmin::score::Scored, Failure> {
+    use tmin::score::ScoreError;
+    r.map_err(|e| match e {
+        ScoreError::Input(e) => Failure::Input(e),
+        // From a reference: bad input. From a computed bound: our bug.
+        ScoreError::NotABound {
+            from_reference: true,
+            message,
+        } => Failure::Usage(message),
+        ScoreError::NotABound { message, .. } => Failure::Internal(message),
+    })
+}
+
+/// `tmin score --reference DIR --schedules HDIR...`: every instance of the
+/// reference, every heuristic folder (a missing schedule scores s_base).
+fn score_study(
+    a: &ScoreArgs,
+    reference: Option<tmin::score::Reference>,
+) -> Result<Vec<tmin::score::Scored>, Failure> {
+    use tmin::score as sc;
+    let mut rows = Vec::new();
+    if a.instance.is_some() || !a.schedule_files.is_empty() {
+        return Err(Failure::Usage(
+            "--schedules scores every instance of --reference: give no INSTANCE or SCHEDULE".into(),
+        ));
+    }
+    if a.t_max.is_some() {
+        return Err(Failure::Usage(
+            "--t-max is one instance's value; with --schedules give t_max in the reference CSV"
+                .into(),
+        ));
+    }
+    for d in &a.heuristic_dirs {
+        if !d.is_dir() {
+            return Err(Failure::Usage(format!(
+                "--schedules {}: not a directory",
+                d.display()
+            )));
+        }
+    }
+    let reference = reference.expect("clap requires --reference with --schedules");
+    if reference.entries.is_empty() {
+        return Err(Failure::Usage(format!(
+            "{}: the reference lists no instance",
+            reference.source.display()
+        )));
+    }
+    let base = reference.base_dir();
+    for e in &reference.entries {
+        let path = resolve_instance(&e.instance, &base).ok_or_else(|| {
+            Failure::Usage(format!(
+                "{}: instance {} not found (looked in the working directory and in {})",
+                e.at,
+                e.instance,
+                base.display()
+            ))
+        })?;
+        let inst = if e.jsp {
+            let end = tmin::solve::far_future(Instant::now());
+            tmin::bench::read_input(&path, tmin::bench::Format::Jsp, end)?.0
+        } else {
+            read_instance(&path)?
+        };
+        let name = sc::instance_name(&e.instance);
+        let label = path.display().to_string();
+        let scale = sc::scale_for(&inst, &name, Some(&reference), None).map_err(Failure::Usage)?;
+        for d in &a.heuristic_dirs {
+            let h = heuristic_name(d);
+            let file = d.join(format!("{name}.schedule"));
+            if file.exists() {
+                rows.push(scored(sc::score_file(
+                    &inst,
+                    &label,
+                    &h,
+                    &file,
+                    &scale,
+                    a.s_base,
+                    a.s_max,
+                    a.max_violations,
+                ))?);
+            } else {
+                rows.push(sc::missing(&h, &label, &scale, a.s_base));
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// `tmin score INSTANCE SCHEDULE...`: each schedule of one instance.
+fn score_instance(
+    a: &ScoreArgs,
+    reference: Option<&tmin::score::Reference>,
+) -> Result<Vec<tmin::score::Scored>, Failure> {
+    use tmin::score as sc;
+    let mut rows = Vec::new();
+    let Some(instance) = &a.instance else {
+        return Err(Failure::Usage(
+            "give INSTANCE SCHEDULE..., or --reference DIR --schedules HDIR...".into(),
+        ));
+    };
+    if a.schedule_files.is_empty() {
+        return Err(Failure::Usage(
+            "no SCHEDULE given: tmin score INSTANCE SCHEDULE...".into(),
+        ));
+    }
+    if instance.as_os_str() == "-" || a.schedule_files.iter().any(|p| p.as_os_str() == "-") {
+        return Err(Failure::Usage(
+            "tmin score reads files, not stdin ('-')".into(),
+        ));
+    }
+    let inst = read_instance(instance)?;
+    let label = instance.display().to_string();
+    let name = sc::instance_name(&label);
+    let scale = sc::scale_for(&inst, &name, reference, a.t_max).map_err(Failure::Usage)?;
+    for f in &a.schedule_files {
+        let h = f.display().to_string();
+        rows.push(scored(sc::score_file(
+            &inst,
+            &label,
+            &h,
+            f,
+            &scale,
+            a.s_base,
+            a.s_max,
+            a.max_violations,
+        ))?);
+    }
+    Ok(rows)
 }
 
 /// A heuristic folder's name; a bench folder's `schedules` folder is named
