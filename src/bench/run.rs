@@ -27,6 +27,17 @@ enum ItemFailure {
     Output(String),
 }
 
+impl ItemFailure {
+    /// The line printed for it on stderr.
+    fn line(&self) -> String {
+        match self {
+            ItemFailure::Input(m) => format!("error: {m}"),
+            ItemFailure::Internal(m) => format!("internal error (please report): {m}"),
+            ItemFailure::Output(m) => format!("error: cannot write: {m}"),
+        }
+    }
+}
+
 /// Runs the bench: see the module `bench`.
 pub fn run(cfg: &BenchConfig) -> Result<(), BenchError> {
     let s = &cfg.settings;
@@ -36,22 +47,7 @@ pub fn run(cfg: &BenchConfig) -> Result<(), BenchError> {
     if s.threads == 0 {
         return Err(BenchError::Usage("--threads must be at least 1".into()));
     }
-    let files = inputs::expand(&cfg.inputs, cfg.format)?;
-    if files.is_empty() {
-        let args: Vec<String> = cfg.inputs.iter().map(|p| p.display().to_string()).collect();
-        return Err(BenchError::Usage(format!(
-            "no instances found in {} (a folder gives its {} files; a list file names one path a line)",
-            if args.is_empty() {
-                "the arguments (none given)".to_string()
-            } else {
-                args.join(", ")
-            },
-            match cfg.format {
-                Format::Txt => "*.txt",
-                Format::Jsp => "job-shop (no extension, .jsp, .txt)",
-            }
-        )));
-    }
+    let files = instance_files(cfg)?;
     create_out_dir(&cfg.out)?;
     let _lock = lock_out_dir(&cfg.out)?;
     store::remove_stale_temporaries(&cfg.out);
@@ -160,11 +156,7 @@ pub fn run(cfg: &BenchConfig) -> Result<(), BenchError> {
                     records.push(rec);
                 }
                 Err(f) => {
-                    let line = match &f {
-                        ItemFailure::Input(m) => format!("error: {m}"),
-                        ItemFailure::Internal(m) => format!("internal error (please report): {m}"),
-                        ItemFailure::Output(m) => format!("error: cannot write: {m}"),
-                    };
+                    let line = f.line();
                     if matches!(f, ItemFailure::Output(_)) {
                         stop.store(true, Ordering::Relaxed);
                     }
@@ -188,11 +180,44 @@ pub fn run(cfg: &BenchConfig) -> Result<(), BenchError> {
         return Err(BenchError::Output(m.clone()));
     }
     summary::write(&cfg.out, &records).map_err(out_err)?;
-    let mine_done = mine.len() - failures.len();
+    report_done(cfg, mine.len(), proven, &failures)
+}
+
+/// The instance files the arguments name (folders expanded); none is a
+/// usage error saying where it looked.
+fn instance_files(cfg: &BenchConfig) -> Result<Vec<std::path::PathBuf>, BenchError> {
+    let files = inputs::expand(&cfg.inputs, cfg.format)?;
+    if files.is_empty() {
+        let args: Vec<String> = cfg.inputs.iter().map(|p| p.display().to_string()).collect();
+        return Err(BenchError::Usage(format!(
+            "no instances found in {} (a folder gives its {} files; a list file names one path a line)",
+            if args.is_empty() {
+                "the arguments (none given)".to_string()
+            } else {
+                args.join(", ")
+            },
+            match cfg.format {
+                Format::Txt => "*.txt",
+                Format::Jsp => "job-shop (no extension, .jsp, .txt)",
+            }
+        )));
+    }
+    Ok(files)
+}
+
+/// The closing line on stdout, and the run's verdict from its failures:
+/// internal errors first (exit 70), then unreadable instances.
+fn report_done(
+    cfg: &BenchConfig,
+    mine: usize,
+    proven: usize,
+    failures: &[ItemFailure],
+) -> Result<(), BenchError> {
+    let mine_done = mine - failures.len();
     let line = format!(
         "{} of {} instances done ({} proven); {}\n",
         mine_done,
-        mine.len(),
+        mine,
         proven,
         cfg.out.join("summary.md").display()
     );
