@@ -57,20 +57,7 @@ pub fn run(cfg: &BenchConfig) -> Result<(), BenchError> {
     for d in &loaded.dropped {
         log::warn!("{d}");
     }
-    let threads = s.threads as u64;
-    if let Some(r) = loaded
-        .records
-        .iter()
-        .find(|r| !r.same_settings(s.engine.name(), s.time_limit, s.seed, threads))
-    {
-        return Err(BenchError::Usage(format!(
-            "{} holds results with other settings ({}; this run: {}): give another --out \
-             and combine the folders with `tmin bench merge`",
-            cfg.out.display(),
-            r.settings_text(),
-            settings_text(s.engine.name(), s.time_limit, s.seed, threads)
-        )));
-    }
+    same_settings(cfg, &loaded.records)?;
     let all = inputs::hash_all(files, cfg.format)?;
     let taken: HashMap<String, String> = loaded
         .records
@@ -83,24 +70,7 @@ pub fn run(cfg: &BenchConfig) -> Result<(), BenchError> {
         None => (0..all.len()).collect(),
     };
     let mut records = loaded.records;
-    let index: HashMap<(String, String), usize> = records
-        .iter()
-        .enumerate()
-        .map(|(j, r)| (r.key(), j))
-        .collect();
-    let fmt = cfg.format.name().to_string();
-    let mut todo = Vec::new();
-    let mut proven = 0usize;
-    for &i in &mine {
-        match index.get(&(all[i].hash.clone(), fmt.clone())) {
-            Some(&j) => {
-                // Done before, maybe under another path: the line follows the file.
-                records[j].instance = all[i].path.display().to_string();
-                proven += usize::from(records[j].proven());
-            }
-            None => todo.push(i),
-        }
-    }
+    let (todo, mut proven) = done_before(&mut records, &all, &mine, cfg.format);
     // Torn and untrusted lines go; moved files get their new path.
     store::rewrite(&cfg.out, &records).map_err(out_err)?;
     log::info!(
@@ -181,6 +151,56 @@ pub fn run(cfg: &BenchConfig) -> Result<(), BenchError> {
     }
     summary::write(&cfg.out, &records).map_err(out_err)?;
     report_done(cfg, mine.len(), proven, &failures)
+}
+
+/// A results folder holds one setting: records made otherwise are a usage
+/// error (another --out, then `tmin bench merge`).
+fn same_settings(cfg: &BenchConfig, records: &[Record]) -> Result<(), BenchError> {
+    let s = &cfg.settings;
+    let threads = s.threads as u64;
+    if let Some(r) = records
+        .iter()
+        .find(|r| !r.same_settings(s.engine.name(), s.time_limit, s.seed, threads))
+    {
+        return Err(BenchError::Usage(format!(
+            "{} holds results with other settings ({}; this run: {}): give another --out \
+             and combine the folders with `tmin bench merge`",
+            cfg.out.display(),
+            r.settings_text(),
+            settings_text(s.engine.name(), s.time_limit, s.seed, threads)
+        )));
+    }
+    Ok(())
+}
+
+/// Which instances of this slice still need solving, and how many of those
+/// done before were proven. A record done before under another path takes
+/// the file's current path.
+fn done_before(
+    records: &mut [Record],
+    all: &[inputs::Input],
+    mine: &[usize],
+    format: Format,
+) -> (Vec<usize>, usize) {
+    let index: HashMap<(String, String), usize> = records
+        .iter()
+        .enumerate()
+        .map(|(j, r)| (r.key(), j))
+        .collect();
+    let fmt = format.name().to_string();
+    let mut todo = Vec::new();
+    let mut proven = 0usize;
+    for &i in mine {
+        match index.get(&(all[i].hash.clone(), fmt.clone())) {
+            Some(&j) => {
+                // Done before, maybe under another path: the line follows the file.
+                records[j].instance = all[i].path.display().to_string();
+                proven += usize::from(records[j].proven());
+            }
+            None => todo.push(i),
+        }
+    }
+    (todo, proven)
 }
 
 /// The instance files the arguments name (folders expanded); none is a
