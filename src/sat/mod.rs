@@ -483,6 +483,123 @@ fn build_encoding<'m, 'a>(
     Some((enc, tmax, points_note))
 }
 
+/// Whether the SAT model (before any clause) may be built: within the
+/// memory budget (`MODEL_BYTES_PER_NODE` a candidate node) and with time
+/// left; otherwise the engine steps aside, `res` saying why.
+fn model_within_budget(
+    inst: &Instance,
+    cand: &[Vec<u32>],
+    budget: u64,
+    deadline: &Deadline,
+    res: &mut SolveResult,
+) -> bool {
+    let model_nodes: u64 = cand
+        .iter()
+        .flatten()
+        .map(|&t| u64::from(inst.library.tilings[t as usize].n_nodes))
+        .sum();
+    let model_bytes = model_nodes.saturating_mul(MODEL_BYTES_PER_NODE);
+    if model_bytes > budget {
+        res.step_aside(
+            StepAside::OverMemoryBudget {
+                estimated_mib: model_bytes >> 20,
+                budget_mib: budget >> 20,
+                stage: BudgetStage::Model,
+            },
+            format!(
+                "the SAT model of {model_nodes} candidate nodes alone would take about {} MiB \
+                 (budget {} MiB; --memory-limit): list scheduling result",
+                model_bytes >> 20,
+                budget >> 20
+            ),
+        );
+        return false;
+    }
+    if deadline.expired() {
+        res.step_aside(
+            StepAside::DeadlineDuringEncoding,
+            "time limit reached before the SAT model was built: list scheduling result",
+        );
+        return false;
+    }
+    true
+}
+
+/// What the descent leaves for the result.
+struct Found {
+    best: Option<Schedule>,
+    /// The proven bound, in time units.
+    lo: u64,
+    lb_source: String,
+    /// UNSAT at the horizon itself, undisturbed: no schedule exists.
+    settled_infeasible: bool,
+    tmax: u64,
+}
+
+/// Raises `res`'s bound to `lo` time units (saturating down keeps a bound a
+/// bound; never above a legal makespan).
+fn raise_to(res: &mut SolveResult, lo: u64, g: u64, src: &str) {
+    let b = lo.saturating_mul(g);
+    match res.makespan {
+        Some(ms) => res.raise_bound(u64::try_from(ms).map_or(b, |ms| b.min(ms)), src),
+        None => {
+            if b > res.lower_bound {
+                res.lower_bound = b;
+                res.bound_source = src.to_string();
+            }
+        }
+    }
+}
+
+/// The search's result: its best schedule through the validator (the
+/// incumbent's notes kept), with the bound it proved; or infeasible when the
+/// horizon itself was refuted.
+fn search_result(
+    inst: &Instance,
+    bounds: &crate::bounds::Bounds,
+    g: u64,
+    mut res: SolveResult,
+    f: Found,
+) -> SolveResult {
+    let lb0 = bounds.best.value;
+    if let Some(s) = f.best {
+        let mut r = match SolveResult::found(inst, s, 0, "none", ENGINE) {
+            Ok(r) => r,
+            Err(e) => {
+                res.internal(e.to_string());
+                return res;
+            }
+        };
+        r.lower_bound = 0;
+        let ms = r.makespan.unwrap_or(0);
+        r.raise_bound(
+            u64::try_from(ms).map_or(lb0, |ms| lb0.min(ms)),
+            &bounds.best.source,
+        );
+        r.notes = std::mem::take(&mut res.notes);
+        r.internal_error = res.internal_error.take();
+        r.stepped_aside = res.stepped_aside.take();
+        r.note("best schedule: SAT model");
+        res = r;
+    }
+    if res.makespan.is_some() {
+        raise_to(&mut res, f.lo, g, &f.lb_source);
+    } else if f.settled_infeasible {
+        let mut r =
+            SolveResult::without_schedule(Status::Infeasible, 0, "none (infeasible)", ENGINE);
+        r.notes = std::mem::take(&mut res.notes);
+        r.note(format!(
+            "infeasible: no schedule with makespan <= {} (the horizon: every legal schedule \
+             compacts to one within the sum of durations; models/sat.md)",
+            u128::from(f.tmax) * u128::from(g)
+        ));
+        return r;
+    } else {
+        raise_to(&mut res, f.lo, g, &f.lb_source);
+    }
+    res
+}
+
 /// `search`, and with `certify` (`--certify DIR`) every UNSAT answer it rests
 /// on (tilings pruned as never schedulable, each probe that raised the bound)
 /// is written as a CNF and a proof (sat/certify.rs), each with a note.
@@ -511,33 +628,7 @@ pub fn search_certified(
     //    model alone takes tens of bytes a candidate node (947 MiB peak at
     //    2x10^7 candidate nodes) and its building is not interruptible: it is
     //    built only within the budget and with time left.
-    let model_nodes: u64 = cand
-        .iter()
-        .flatten()
-        .map(|&t| u64::from(inst.library.tilings[t as usize].n_nodes))
-        .sum();
-    let model_bytes = model_nodes.saturating_mul(MODEL_BYTES_PER_NODE);
-    if model_bytes > budget {
-        res.step_aside(
-            StepAside::OverMemoryBudget {
-                estimated_mib: model_bytes >> 20,
-                budget_mib: budget >> 20,
-                stage: BudgetStage::Model,
-            },
-            format!(
-                "the SAT model of {model_nodes} candidate nodes alone would take about {} MiB \
-                 (budget {} MiB; --memory-limit): list scheduling result",
-                model_bytes >> 20,
-                budget >> 20
-            ),
-        );
-        return res;
-    }
-    if deadline.expired() {
-        res.step_aside(
-            StepAside::DeadlineDuringEncoding,
-            "time limit reached before the SAT model was built: list scheduling result",
-        );
+    if !model_within_budget(inst, &cand, budget, deadline, &mut res) {
         return res;
     }
     let incumbent = res.makespan;
@@ -552,27 +643,15 @@ pub fn search_certified(
     let mut lb_source = bounds.best.source.clone();
     // Times in notes: u128, a unit count times the unit may pass u64.
     let time = |t: u64| u128::from(t) * u128::from(g);
-    let raise = |res: &mut SolveResult, lo: u64, src: &str| {
-        // Saturating down keeps a bound a bound.
-        let b = lo.saturating_mul(g);
-        match res.makespan {
-            Some(ms) => res.raise_bound(u64::try_from(ms).map_or(b, |ms| b.min(ms)), src),
-            None => {
-                if b > res.lower_bound {
-                    res.lower_bound = b;
-                    res.bound_source = src.to_string();
-                }
-            }
-        }
-    };
     if g > 1 {
         res.note(format!("time unit {g} (gcd of all durations)"));
     }
     if incumbent.is_some() && tmax_wide < u128::from(lo) {
         // No multiple of g lies between the bound and the incumbent.
-        raise(
+        raise_to(
             &mut res,
             tmax_wide as u64 + 1,
+            g,
             "optimal makespans are multiples of the time unit",
         );
         return res;
@@ -864,42 +943,17 @@ pub fn search_certified(
     }
 
     // 5. The result: the best schedule, validated, with the proven bound.
-    if let Some(s) = best {
-        let mut r = match SolveResult::found(inst, s, 0, "none", ENGINE) {
-            Ok(r) => r,
-            Err(e) => {
-                res.internal(e.to_string());
-                return res;
-            }
-        };
-        r.lower_bound = 0;
-        let ms = r.makespan.unwrap_or(0);
-        r.raise_bound(
-            u64::try_from(ms).map_or(lb0, |ms| lb0.min(ms)),
-            &bounds.best.source,
-        );
-        r.notes = std::mem::take(&mut res.notes);
-        r.internal_error = res.internal_error.take();
-        r.stepped_aside = res.stepped_aside.take();
-        r.note("best schedule: SAT model");
-        res = r;
-    }
-    if res.makespan.is_some() {
-        raise(&mut res, lo, &lb_source);
-    } else if last_unsat == Some(tmax) && tmax == m.horizon && !interrupted && !over_budget {
-        let mut r =
-            SolveResult::without_schedule(Status::Infeasible, 0, "none (infeasible)", ENGINE);
-        r.notes = std::mem::take(&mut res.notes);
-        r.note(format!(
-            "infeasible: no schedule with makespan <= {} (the horizon: every legal schedule \
-             compacts to one within the sum of durations; models/sat.md)",
-            time(tmax)
-        ));
-        return r;
-    } else {
-        raise(&mut res, lo, &lb_source);
-    }
-    res
+    let found = Found {
+        best,
+        lo,
+        lb_source,
+        settled_infeasible: last_unsat == Some(tmax)
+            && tmax == m.horizon
+            && !interrupted
+            && !over_budget,
+        tmax,
+    };
+    search_result(inst, bounds, g, res, found)
 }
 
 /// Whether op `op` with tiling `t` alone (no other op) has a legal schedule:
