@@ -57,6 +57,72 @@ fn evaluate(
     s.best
 }
 
+/// A candidate choice `width` random tiling changes away from `choice`; a
+/// group move changes every flexible op of the group that shares the moved
+/// op's tiling. Returns it with the last op moved and its new tiling.
+fn draw_move(
+    tl: &tiling::Tilings,
+    flexible: &[u32],
+    choice: &[u32],
+    width: usize,
+    group_move: bool,
+    rng: &mut Rng,
+) -> (Vec<u32>, u32, u32) {
+    let inst = tl.inst;
+    let mut cand = choice.to_vec();
+    let (mut op, mut t) = (0, 0);
+    for _ in 0..width {
+        op = flexible[rng.below_mod(flexible.len())];
+        let from = choice[op as usize];
+        t = tiling::other_tiling(tl, op, from, rng);
+        cand[op as usize] = t;
+        if group_move {
+            let group = inst.graph.ops[op as usize].group;
+            for &o in flexible {
+                if inst.graph.ops[o as usize].group == group && choice[o as usize] == from {
+                    cand[o as usize] = t;
+                }
+            }
+        }
+    }
+    (cand, op, t)
+}
+
+/// Tilings that never led to a schedule in single-op moves, as typed notes
+/// (the first ten; the exact engines can prove whether they are infeasible).
+fn never_scheduled(inst: &Instance, outcome: &HashMap<(u32, u32), (u32, u32)>) -> Vec<Note> {
+    let mut notes = Vec::new();
+    let mut never: Vec<(u32, u32, u32)> = outcome
+        .iter()
+        .filter(|&(_, &(fail, ok))| fail > 0 && ok == 0)
+        .map(|(&(op, t), &(fail, _))| (op, t, fail))
+        .collect();
+    never.sort_unstable();
+    for &(op, t, fail) in never.iter().take(10) {
+        let (op, tiling) = (
+            inst.graph.ops[op as usize].id,
+            inst.library.tilings[t as usize].id,
+        );
+        notes.push(Note {
+            kind: NoteKind::Unschedulable {
+                op,
+                tiling,
+                proven: false,
+            },
+            text: format!(
+                "op {op} tiling {tiling}: no legal schedule found with it ({fail} tries; memory)"
+            ),
+        });
+    }
+    if never.len() > 10 {
+        notes.push(Note::info(format!(
+            "... and {} more such tilings",
+            never.len() - 10
+        )));
+    }
+    notes
+}
+
 /// Improves `start` (a choice and its schedule) by tiling moves until
 /// `deadline`. `pass_seconds`: the time one pass took on the start choice.
 #[allow(clippy::too_many_arguments)]
@@ -103,23 +169,8 @@ pub fn improve(
         && stalled < patience.max(moves / 2)
         && deadline.remaining().as_secs_f64() > 2.0 * pass_seconds * 4.0
     {
-        let mut cand = choice.clone();
-        let (mut op, mut t) = (0, 0);
         let group_move = rng.below_mod(8) < group_moves_in_8;
-        for _ in 0..width {
-            op = flexible[rng.below_mod(flexible.len())];
-            let from = choice[op as usize];
-            t = tiling::other_tiling(tl, op, from, rng);
-            cand[op as usize] = t;
-            if group_move {
-                let group = inst.graph.ops[op as usize].group;
-                for &o in flexible {
-                    if inst.graph.ops[o as usize].group == group && choice[o as usize] == from {
-                        cand[o as usize] = t;
-                    }
-                }
-            }
-        }
+        let (cand, op, t) = draw_move(tl, flexible, &choice, width, group_move, rng);
         if !seen.insert(fingerprint(&cand)) {
             repeats += 1;
             // Every single move seen: pairs of moves; every pair seen: done.
@@ -170,36 +221,7 @@ pub fn improve(
         "tiling search: {moves} moves over {} flexible ops, {improved} improvements",
         flexible.len()
     ))];
-    // Tilings that never led to a schedule: report them (the exact engines
-    // can prove whether they are infeasible).
-    let mut never: Vec<(u32, u32, u32)> = outcome
-        .iter()
-        .filter(|&(_, &(fail, ok))| fail > 0 && ok == 0)
-        .map(|(&(op, t), &(fail, _))| (op, t, fail))
-        .collect();
-    never.sort_unstable();
-    for &(op, t, fail) in never.iter().take(10) {
-        let (op, tiling) = (
-            inst.graph.ops[op as usize].id,
-            inst.library.tilings[t as usize].id,
-        );
-        notes.push(Note {
-            kind: NoteKind::Unschedulable {
-                op,
-                tiling,
-                proven: false,
-            },
-            text: format!(
-                "op {op} tiling {tiling}: no legal schedule found with it ({fail} tries; memory)"
-            ),
-        });
-    }
-    if never.len() > 10 {
-        notes.push(Note::info(format!(
-            "... and {} more such tilings",
-            never.len() - 10
-        )));
-    }
+    notes.extend(never_scheduled(inst, &outcome));
     Outcome {
         best: (choice, best),
         notes,
