@@ -169,16 +169,16 @@ fn revalidate(inst: &Instance, dir: &Path, rec: &Record) -> Result<(Schedule, u1
     Ok((sched, m))
 }
 
-/// One instance's merged line, the schedule to keep, and a disagreement.
-fn merge_one(
+/// The claims' schedules re-validated against the instance file (those that
+/// fail are left out, with a warning); without the file, none.
+fn validated(
     claims: &[Claim],
     dirs: &[PathBuf],
-) -> (Record, Option<(Instance, Schedule)>, Option<String>) {
+    found: Option<&(PathBuf, Instance)>,
+) -> Vec<(usize, u128, Schedule)> {
     let run_name = |run: usize| dirs[run].display().to_string();
-    let found = find_instance(claims);
-    // Validated schedules: (claim index, makespan, schedule).
     let mut valid: Vec<(usize, u128, Schedule)> = Vec::new();
-    match &found {
+    match found {
         Some((_, inst)) => {
             for (i, c) in claims.iter().enumerate() {
                 if c.rec.schedule.is_none() {
@@ -211,7 +211,17 @@ fn merge_one(
             );
         }
     }
-    let best = valid.iter().min_by_key(|(i, m, _)| (*m, *i));
+    valid
+}
+
+/// What the runs disagree on: two optima, a bound above a validated
+/// makespan, infeasible beside a legal schedule.
+fn disagreements(
+    claims: &[Claim],
+    dirs: &[PathBuf],
+    best: Option<&(usize, u128, Schedule)>,
+) -> Vec<String> {
+    let run_name = |run: usize| dirs[run].display().to_string();
     let mut dis: Vec<String> = Vec::new();
     // Two proofs of optimality for different makespans.
     let optimal: Vec<&Claim> = claims
@@ -250,6 +260,20 @@ fn merge_one(
             }
         }
     }
+    dis
+}
+
+/// One instance's merged line, the schedule to keep, and a disagreement.
+fn merge_one(
+    claims: &[Claim],
+    dirs: &[PathBuf],
+) -> (Record, Option<(Instance, Schedule)>, Option<String>) {
+    let run_name = |run: usize| dirs[run].display().to_string();
+    let found = find_instance(claims);
+    // Validated schedules: (claim index, makespan, schedule).
+    let valid = validated(claims, dirs, found.as_ref());
+    let best = valid.iter().min_by_key(|(i, m, _)| (*m, *i));
+    let dis = disagreements(claims, dirs, best);
     // The largest bound that is a bound: never one above a legal schedule.
     let cap = best.map(|(_, m, _)| *m);
     let bound = claims
