@@ -152,7 +152,16 @@ impl Default for GenConfig {
 }
 
 impl GenConfig {
+    /// Every argument in range, or the message naming the flag: the library's,
+    /// the platform's, then the sizes'.
     pub fn validate(&self) -> Result<(), String> {
+        self.validate_library()?;
+        self.validate_platform()?;
+        self.validate_sizes()
+    }
+
+    /// --op-types, --shapes, --tilings, --nodes, --width.
+    fn validate_library(&self) -> Result<(), String> {
         let bad = |msg: String| Err(msg);
         if self.op_types == 0 || self.op_types > MAX_OP_TYPES {
             return bad(format!(
@@ -190,6 +199,12 @@ impl GenConfig {
         if self.width == 0 {
             return bad("--width must be at least 1".into());
         }
+        Ok(())
+    }
+
+    /// --cores, --mem-types, --tightness, --unusable.
+    fn validate_platform(&self) -> Result<(), String> {
+        let bad = |msg: String| Err(msg);
         if self.cores.is_empty() {
             return bad("--cores needs at least one core type".into());
         }
@@ -227,6 +242,12 @@ impl GenConfig {
                 self.unusable
             ));
         }
+        Ok(())
+    }
+
+    /// --graphs, --max-time, --density, and the sizes they reach together.
+    fn validate_sizes(&self) -> Result<(), String> {
+        let bad = |msg: String| Err(msg);
         if self.graphs == 0 {
             return bad("--graphs must be at least 1".into());
         }
