@@ -33,6 +33,50 @@ pub struct HoldWindow {
     pub ru: i64,
 }
 
+/// Largest node count of a one-core type, or holder count of a memory type,
+/// whose pairs window propagation examines.
+const MAX_PAIR_NODES: usize = 400;
+
+/// The node sets of one-core types (2 to `MAX_PAIR_NODES` nodes).
+fn unary_sets(net: &Net) -> Vec<Vec<u32>> {
+    let mut unary: Vec<Vec<u32>> = Vec::new();
+    for (c, &k) in net.core_count.iter().enumerate() {
+        let nodes = net.on_core(c);
+        if k == 1 && nodes.len() > 1 && nodes.len() <= MAX_PAIR_NODES {
+            unary.push(nodes);
+        }
+    }
+    unary
+}
+
+/// Per memory type (up to `MAX_PAIR_NODES` holders), the holder pairs that
+/// cannot hold at once (both run, demands above the size together).
+fn clashing_pairs(net: &Net) -> Vec<(usize, Vec<(usize, usize)>)> {
+    let mut mem_pairs: Vec<(usize, Vec<(usize, usize)>)> = Vec::new();
+    for (mi, mt) in net.mems.iter().enumerate() {
+        if mt.holders.len() > MAX_PAIR_NODES {
+            continue;
+        }
+        let mut pairs = Vec::new();
+        for i in 0..mt.holders.len() {
+            for j in i + 1..mt.holders.len() {
+                let (a, b) = (&mt.holders[i], &mt.holders[j]);
+                // Zero-duration holders may hold nothing: no rule.
+                if net.p[a.v as usize] > 0
+                    && net.p[b.v as usize] > 0
+                    && u128::from(a.demand) + u128::from(b.demand) > u128::from(mt.cap)
+                {
+                    pairs.push((i, j));
+                }
+            }
+        }
+        if !pairs.is_empty() {
+            mem_pairs.push((mi, pairs));
+        }
+    }
+    mem_pairs
+}
+
 impl<'n, 'g, 'a> Ctx<'n, 'g, 'a> {
     /// None when no schedule fits the horizon (an empty window).
     pub fn new(net: &'n Net<'g, 'a>, h: i64, lb: i64) -> Option<Self> {
@@ -53,87 +97,16 @@ impl<'n, 'g, 'a> Ctx<'n, 'g, 'a> {
     /// removes start times that no schedule within the horizon uses.
     fn propagate(&mut self) -> bool {
         let net = self.net;
-        const MAX_PAIR_NODES: usize = 400;
-        let mut unary: Vec<Vec<u32>> = Vec::new();
-        for (c, &k) in net.core_count.iter().enumerate() {
-            let nodes = net.on_core(c);
-            if k == 1 && nodes.len() > 1 && nodes.len() <= MAX_PAIR_NODES {
-                unary.push(nodes);
-            }
-        }
-        // Memory pairs: (holder index i, holder index j) per type.
-        let mut mem_pairs: Vec<(usize, Vec<(usize, usize)>)> = Vec::new();
-        for (mi, mt) in net.mems.iter().enumerate() {
-            if mt.holders.len() > MAX_PAIR_NODES {
-                continue;
-            }
-            let mut pairs = Vec::new();
-            for i in 0..mt.holders.len() {
-                for j in i + 1..mt.holders.len() {
-                    let (a, b) = (&mt.holders[i], &mt.holders[j]);
-                    // Zero-duration holders may hold nothing: no rule.
-                    if net.p[a.v as usize] > 0
-                        && net.p[b.v as usize] > 0
-                        && u128::from(a.demand) + u128::from(b.demand) > u128::from(mt.cap)
-                    {
-                        pairs.push((i, j));
-                    }
-                }
-            }
-            if !pairs.is_empty() {
-                mem_pairs.push((mi, pairs));
-            }
-        }
+        let unary = unary_sets(net);
+        let mem_pairs = clashing_pairs(net);
         for _round in 0..100 {
-            let mut changed = false;
-            for &v in &net.topo {
-                let v = v as usize;
-                for &u in &net.pred[v] {
-                    let x = self.es[u as usize] + net.p[u as usize];
-                    if x > self.es[v] {
-                        self.es[v] = x;
-                        changed = true;
-                    }
-                }
-            }
-            for &v in net.topo.iter().rev() {
-                let v = v as usize;
-                for &w in &net.succ[v] {
-                    let x = self.ls[w as usize] - net.p[v];
-                    if x < self.ls[v] {
-                        self.ls[v] = x;
-                        changed = true;
-                    }
-                }
-            }
+            let mut changed = self.precedence_round();
             if (0..net.n_points).any(|v| self.es[v] > self.ls[v]) {
                 return false;
             }
-            for nodes in &unary {
-                for (a, &u) in nodes.iter().enumerate() {
-                    for &v in &nodes[a + 1..] {
-                        if net.precedes(u, v) || net.precedes(v, u) {
-                            continue;
-                        }
-                        let (ui, vi) = (u as usize, v as usize);
-                        let uv = self.es[ui] + net.p[ui] <= self.ls[vi];
-                        let vu = self.es[vi] + net.p[vi] <= self.ls[ui];
-                        let (f, s) = match (uv, vu) {
-                            (false, false) => return false,
-                            (true, true) => continue,
-                            (true, false) => (ui, vi),
-                            (false, true) => (vi, ui),
-                        };
-                        if self.es[f] + net.p[f] > self.es[s] {
-                            self.es[s] = self.es[f] + net.p[f];
-                            changed = true;
-                        }
-                        if self.ls[s] - net.p[f] < self.ls[f] {
-                            self.ls[f] = self.ls[s] - net.p[f];
-                            changed = true;
-                        }
-                    }
-                }
+            match self.unary_pairs_round(&unary) {
+                None => return false,
+                Some(c) => changed |= c,
             }
             for nodes in &unary {
                 match self.edge_finding(nodes) {
@@ -141,39 +114,9 @@ impl<'n, 'g, 'a> Ctx<'n, 'g, 'a> {
                     Some(c) => changed |= c,
                 }
             }
-            for (mi, pairs) in &mem_pairs {
-                let mt = &net.mems[*mi];
-                for &(i, j) in pairs {
-                    let (wi, wj) = (self.hold_window(mt, i), self.hold_window(mt, j));
-                    let (vi, vj) = (mt.holders[i].v as usize, mt.holders[j].v as usize);
-                    let ij = wi.er <= self.ls[vj];
-                    let ji = wj.er <= self.ls[vi];
-                    let (f, fw, s) = match (ij, ji) {
-                        (false, false) => return false,
-                        (true, true) => continue,
-                        (true, false) => (i, wi, vj),
-                        (false, true) => (j, wj, vi),
-                    };
-                    // The hold of f ends before s starts.
-                    if fw.er > self.es[s] {
-                        self.es[s] = fw.er;
-                        changed = true;
-                    }
-                    let hf = &mt.holders[f];
-                    let vf = hf.v as usize;
-                    if self.ls[s] - net.p[vf] < self.ls[vf] {
-                        self.ls[vf] = self.ls[s] - net.p[vf];
-                        changed = true;
-                    }
-                    for &t in &hf.targets {
-                        for y in Net::target_nodes(mt, t) {
-                            if self.ls[s] < self.ls[y as usize] {
-                                self.ls[y as usize] = self.ls[s];
-                                changed = true;
-                            }
-                        }
-                    }
-                }
+            match self.memory_pairs_round(&mem_pairs) {
+                None => return false,
+                Some(c) => changed |= c,
             }
             if (0..net.n_points).any(|v| self.es[v] > self.ls[v]) {
                 return false;
@@ -183,6 +126,110 @@ impl<'n, 'g, 'a> Ctx<'n, 'g, 'a> {
             }
         }
         true
+    }
+
+    /// Heads forward and tails backward along the network's arcs; whether a
+    /// window moved.
+    fn precedence_round(&mut self) -> bool {
+        let net = self.net;
+        let mut changed = false;
+        for &v in &net.topo {
+            let v = v as usize;
+            for &u in &net.pred[v] {
+                let x = self.es[u as usize] + net.p[u as usize];
+                if x > self.es[v] {
+                    self.es[v] = x;
+                    changed = true;
+                }
+            }
+        }
+        for &v in net.topo.iter().rev() {
+            let v = v as usize;
+            for &w in &net.succ[v] {
+                let x = self.ls[w as usize] - net.p[v];
+                if x < self.ls[v] {
+                    self.ls[v] = x;
+                    changed = true;
+                }
+            }
+        }
+        changed
+    }
+
+    /// Pairs on a one-core type that fit one order only get it; `None` when
+    /// a pair fits neither; otherwise whether a window moved.
+    fn unary_pairs_round(&mut self, unary: &[Vec<u32>]) -> Option<bool> {
+        let net = self.net;
+        let mut changed = false;
+        for nodes in unary {
+            for (a, &u) in nodes.iter().enumerate() {
+                for &v in &nodes[a + 1..] {
+                    if net.precedes(u, v) || net.precedes(v, u) {
+                        continue;
+                    }
+                    let (ui, vi) = (u as usize, v as usize);
+                    let uv = self.es[ui] + net.p[ui] <= self.ls[vi];
+                    let vu = self.es[vi] + net.p[vi] <= self.ls[ui];
+                    let (f, s) = match (uv, vu) {
+                        (false, false) => return None,
+                        (true, true) => continue,
+                        (true, false) => (ui, vi),
+                        (false, true) => (vi, ui),
+                    };
+                    if self.es[f] + net.p[f] > self.es[s] {
+                        self.es[s] = self.es[f] + net.p[f];
+                        changed = true;
+                    }
+                    if self.ls[s] - net.p[f] < self.ls[f] {
+                        self.ls[f] = self.ls[s] - net.p[f];
+                        changed = true;
+                    }
+                }
+            }
+        }
+        Some(changed)
+    }
+
+    /// Holder pairs whose demands exceed a size together: their holds in one
+    /// order only; `None` when neither fits; otherwise whether a window moved.
+    fn memory_pairs_round(&mut self, mem_pairs: &[(usize, Vec<(usize, usize)>)]) -> Option<bool> {
+        let net = self.net;
+        let mut changed = false;
+        for (mi, pairs) in mem_pairs {
+            let mt = &net.mems[*mi];
+            for &(i, j) in pairs {
+                let (wi, wj) = (self.hold_window(mt, i), self.hold_window(mt, j));
+                let (vi, vj) = (mt.holders[i].v as usize, mt.holders[j].v as usize);
+                let ij = wi.er <= self.ls[vj];
+                let ji = wj.er <= self.ls[vi];
+                let (f, fw, s) = match (ij, ji) {
+                    (false, false) => return None,
+                    (true, true) => continue,
+                    (true, false) => (i, wi, vj),
+                    (false, true) => (j, wj, vi),
+                };
+                // The hold of f ends before s starts.
+                if fw.er > self.es[s] {
+                    self.es[s] = fw.er;
+                    changed = true;
+                }
+                let hf = &mt.holders[f];
+                let vf = hf.v as usize;
+                if self.ls[s] - net.p[vf] < self.ls[vf] {
+                    self.ls[vf] = self.ls[s] - net.p[vf];
+                    changed = true;
+                }
+                for &t in &hf.targets {
+                    for y in Net::target_nodes(mt, t) {
+                        if self.ls[s] < self.ls[y as usize] {
+                            self.ls[y as usize] = self.ls[s];
+                            changed = true;
+                        }
+                    }
+                }
+            }
+        }
+        Some(changed)
     }
 
     /// Edge finding on one one-core type (Carlier and Pinson 1989), over task
