@@ -126,149 +126,167 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
         self.c = self
             .milp
             .col(ctx.lb as f64, ctx.h as f64, true, || "C".to_string());
-
         for (c, &k) in net.core_count.iter().enumerate() {
             let nodes = net.on_core(c);
             if !ctx.cores_may_bind(&nodes, k) {
                 continue;
             }
-            let type_id = net.g.inst.platform.cores[c].id;
             if k == 1 {
-                for (a, &u) in nodes.iter().enumerate() {
-                    for &v in &nodes[a + 1..] {
-                        let uv = self.may_precede(u, v);
-                        let vu = self.may_precede(v, u);
-                        let (first, second) = match (uv, vu) {
-                            (true, true) => {
-                                if self.must_precede(u, v) {
-                                    (u, v)
-                                } else if self.must_precede(v, u) {
-                                    (v, u)
-                                } else {
-                                    let name = format!("o_{}_{}", self.label(u), self.label(v));
-                                    let col = self.milp.binary(|| name);
-                                    self.unary.push(Unary { u, v, col });
-                                    self.core_order.insert((u, v), Expr::var(col));
-                                    let mut rev = Expr::constant(1.0);
-                                    rev.add(col, -1.0);
-                                    self.core_order.insert((v, u), rev);
-                                    continue;
-                                }
-                            }
-                            (true, false) => (u, v),
-                            (false, true) => (v, u),
-                            (false, false) => return Err(NoSchedule),
-                        };
-                        if !self.must_precede(first, second) {
-                            self.forced.push((first, second));
-                        }
-                        self.core_order.insert((first, second), Expr::constant(1.0));
-                        self.core_order.insert((second, first), Expr::constant(0.0));
-                    }
-                }
+                self.one_core_orders(&nodes)?;
             } else {
-                let items: Vec<FlowItem> = nodes
-                    .iter()
-                    .map(|&v| FlowItem {
-                        v,
-                        demand: 1.0,
-                        end: None,
-                        nonempty: None,
-                        er: ctx.es[v as usize] + net.p[v as usize],
-                        ru: ctx.ls[v as usize] + net.p[v as usize],
-                    })
-                    .collect();
-                let name = format!("core{type_id}");
-                let mut res = FlowRes {
-                    name,
-                    items,
-                    arcs: Vec::new(),
-                    source: Vec::new(),
-                    sink: Vec::new(),
-                    aggs: Vec::new(),
-                    mem: None,
-                    cores: Some(k),
-                };
-                self.flow_columns(&mut res);
-                for a in &res.arcs {
-                    let (u, v) = (res.items[a.i].v, res.items[a.j].v);
-                    let e = match a.order {
-                        Some(col) => Expr::var(col),
-                        None => Expr::constant(1.0),
-                    };
-                    self.core_order.insert((u, v), e);
-                }
-                for &u in &nodes {
-                    for &v in &nodes {
-                        if u != v {
-                            self.core_order
-                                .entry((u, v))
-                                .or_insert_with(|| Expr::constant(0.0));
-                        }
-                    }
-                }
-                self.flows.push(res);
+                self.core_flow(c, k, &nodes);
             }
         }
-
         for (mi, mt) in net.mems.iter().enumerate() {
-            if !ctx.memory_may_bind(mt) {
-                continue;
+            if ctx.memory_may_bind(mt) {
+                self.memory_flow(mi, mt);
             }
-            let mem_id = net.g.inst.platform.mems[mt.m as usize].id;
-            let cap = mt.cap as f64;
-            let mut aggs = Vec::with_capacity(mt.aggs.len());
-            for (ai, ag) in mt.aggs.iter().enumerate() {
-                let lo = ag
-                    .sources
-                    .iter()
-                    .map(|&y| ctx.es[y as usize])
-                    .max()
-                    .unwrap_or(0);
-                let hi = ag
-                    .sources
-                    .iter()
-                    .map(|&y| ctx.ls[y as usize])
-                    .max()
-                    .unwrap_or(0);
-                let name = format!("L{mem_id}_{}_{ai}", net.g.inst.graph.ops[ag.op as usize].id);
-                aggs.push(self.milp.col(lo as f64, hi as f64, false, || name));
-            }
-            let mut items = Vec::with_capacity(mt.holders.len());
-            for (i, hd) in mt.holders.iter().enumerate() {
-                let w = ctx.hold_window(mt, i);
-                let lab = self.label(hd.v);
-                let end = (!hd.targets.is_empty()).then(|| {
-                    let name = format!("R{mem_id}_{lab}");
-                    self.milp.col(w.er as f64, w.ru as f64, false, || name)
-                });
-                let nonempty = (net.p[hd.v as usize] == 0).then(|| {
-                    let name = format!("w{mem_id}_{lab}");
-                    self.milp.binary(|| name)
-                });
-                items.push(FlowItem {
-                    v: hd.v,
-                    demand: hd.demand as f64 / cap,
-                    end,
-                    nonempty,
-                    er: w.er,
-                    ru: w.ru,
-                });
-            }
-            let mut res = FlowRes {
-                name: format!("mem{mem_id}"),
-                items,
-                arcs: Vec::new(),
-                source: Vec::new(),
-                sink: Vec::new(),
-                aggs,
-                mem: Some(mi),
-                cores: None,
-            };
-            self.flow_columns(&mut res);
-            self.flows.push(res);
         }
         Ok(())
+    }
+
+    /// A one-core type: an ordering binary per pair whose order the windows
+    /// leave open, a constant order where they fix it.
+    fn one_core_orders(&mut self, nodes: &[u32]) -> Result<(), NoSchedule> {
+        for (a, &u) in nodes.iter().enumerate() {
+            for &v in &nodes[a + 1..] {
+                let uv = self.may_precede(u, v);
+                let vu = self.may_precede(v, u);
+                let (first, second) = match (uv, vu) {
+                    (true, true) => {
+                        if self.must_precede(u, v) {
+                            (u, v)
+                        } else if self.must_precede(v, u) {
+                            (v, u)
+                        } else {
+                            let name = format!("o_{}_{}", self.label(u), self.label(v));
+                            let col = self.milp.binary(|| name);
+                            self.unary.push(Unary { u, v, col });
+                            self.core_order.insert((u, v), Expr::var(col));
+                            let mut rev = Expr::constant(1.0);
+                            rev.add(col, -1.0);
+                            self.core_order.insert((v, u), rev);
+                            continue;
+                        }
+                    }
+                    (true, false) => (u, v),
+                    (false, true) => (v, u),
+                    (false, false) => return Err(NoSchedule),
+                };
+                if !self.must_precede(first, second) {
+                    self.forced.push((first, second));
+                }
+                self.core_order.insert((first, second), Expr::constant(1.0));
+                self.core_order.insert((second, first), Expr::constant(0.0));
+            }
+        }
+        Ok(())
+    }
+
+    /// A type of several cores: a flow of `k` units through its nodes.
+    fn core_flow(&mut self, c: usize, k: u32, nodes: &[u32]) {
+        let net = self.net();
+        let ctx = self.ctx;
+        let type_id = net.g.inst.platform.cores[c].id;
+        let items: Vec<FlowItem> = nodes
+            .iter()
+            .map(|&v| FlowItem {
+                v,
+                demand: 1.0,
+                end: None,
+                nonempty: None,
+                er: ctx.es[v as usize] + net.p[v as usize],
+                ru: ctx.ls[v as usize] + net.p[v as usize],
+            })
+            .collect();
+        let name = format!("core{type_id}");
+        let mut res = FlowRes {
+            name,
+            items,
+            arcs: Vec::new(),
+            source: Vec::new(),
+            sink: Vec::new(),
+            aggs: Vec::new(),
+            mem: None,
+            cores: Some(k),
+        };
+        self.flow_columns(&mut res);
+        for a in &res.arcs {
+            let (u, v) = (res.items[a.i].v, res.items[a.j].v);
+            let e = match a.order {
+                Some(col) => Expr::var(col),
+                None => Expr::constant(1.0),
+            };
+            self.core_order.insert((u, v), e);
+        }
+        for &u in nodes {
+            for &v in nodes {
+                if u != v {
+                    self.core_order
+                        .entry((u, v))
+                        .or_insert_with(|| Expr::constant(0.0));
+                }
+            }
+        }
+        self.flows.push(res);
+    }
+
+    /// A memory type that may bind: hold-end columns and a flow of its size.
+    fn memory_flow(&mut self, mi: usize, mt: &super::net::MemType) {
+        let net = self.net();
+        let ctx = self.ctx;
+        let mem_id = net.g.inst.platform.mems[mt.m as usize].id;
+        let cap = mt.cap as f64;
+        let mut aggs = Vec::with_capacity(mt.aggs.len());
+        for (ai, ag) in mt.aggs.iter().enumerate() {
+            let lo = ag
+                .sources
+                .iter()
+                .map(|&y| ctx.es[y as usize])
+                .max()
+                .unwrap_or(0);
+            let hi = ag
+                .sources
+                .iter()
+                .map(|&y| ctx.ls[y as usize])
+                .max()
+                .unwrap_or(0);
+            let name = format!("L{mem_id}_{}_{ai}", net.g.inst.graph.ops[ag.op as usize].id);
+            aggs.push(self.milp.col(lo as f64, hi as f64, false, || name));
+        }
+        let mut items = Vec::with_capacity(mt.holders.len());
+        for (i, hd) in mt.holders.iter().enumerate() {
+            let w = ctx.hold_window(mt, i);
+            let lab = self.label(hd.v);
+            let end = (!hd.targets.is_empty()).then(|| {
+                let name = format!("R{mem_id}_{lab}");
+                self.milp.col(w.er as f64, w.ru as f64, false, || name)
+            });
+            let nonempty = (net.p[hd.v as usize] == 0).then(|| {
+                let name = format!("w{mem_id}_{lab}");
+                self.milp.binary(|| name)
+            });
+            items.push(FlowItem {
+                v: hd.v,
+                demand: hd.demand as f64 / cap,
+                end,
+                nonempty,
+                er: w.er,
+                ru: w.ru,
+            });
+        }
+        let mut res = FlowRes {
+            name: format!("mem{mem_id}"),
+            items,
+            arcs: Vec::new(),
+            source: Vec::new(),
+            sink: Vec::new(),
+            aggs,
+            mem: Some(mi),
+            cores: None,
+        };
+        self.flow_columns(&mut res);
+        self.flows.push(res);
     }
 
     /// Ordering binaries and flow columns of a flow-modelled resource.
