@@ -1022,6 +1022,99 @@ fn same_nodes(g: &NodeGraph, w: &Witness) -> Result<(), PackedError> {
     Ok(())
 }
 
+/// Sets the final memory sizes on the witness instance and checks the
+/// witness against them: every rule, the makespan exactly the horizon, the
+/// tilings named as drawn. Returns the makespan and the tiling ids.
+fn check_witness(
+    inst: &mut Instance,
+    w: &Witness,
+    mem_sizes: &[u64],
+) -> Result<(u128, Vec<u32>), PackedError> {
+    let n_ops = w.n_ops();
+    // The final sizes: every demand of the witness instance still fits (they are at
+    // least the largest demand of any tiling), so its tilings stay usable.
+    for (m, z) in inst.platform.mems.iter_mut().enumerate() {
+        z.size = mem_sizes[m];
+    }
+    if let Some(d) = inst
+        .library
+        .mem
+        .iter()
+        .find(|d| d.amount > mem_sizes[d.mem as usize])
+    {
+        return Err(internal(format!(
+            "a demand of {} exceeds the size {} of memory type {}",
+            d.amount, mem_sizes[d.mem as usize], d.mem
+        )));
+    }
+    let g = NodeGraph::new(inst, w.sched.choice.clone()).map_err(internal)?;
+    let violations = schedule::check(&g, &w.sched, 20);
+    if !violations.is_empty() {
+        let list: Vec<String> = violations.kept.iter().map(|v| v.to_string()).collect();
+        return Err(internal(format!(
+            "the packed witness breaks {} rule(s): {}",
+            violations.total(),
+            list.join("; ")
+        )));
+    }
+    let witness_makespan = w.sched.makespan(&g);
+    if witness_makespan != u128::from(w.t) {
+        return Err(internal(format!(
+            "the witness ends at {witness_makespan}, not at the horizon {}",
+            w.t
+        )));
+    }
+    let witness_tiling: Vec<u32> = (0..n_ops as u32).map(|o| g.tiling_id(o)).collect();
+    if witness_tiling
+        .iter()
+        .zip(&w.kept)
+        .any(|(&a, &b)| a != u32::from(b))
+    {
+        return Err(internal("the witness instance names other tilings"));
+    }
+    Ok((witness_makespan, witness_tiling))
+}
+
+/// Pass 2: the final text with every tiling, streamed to `out`; the emitter
+/// checks that each tiling has its op's work and that the works fill the
+/// cores up to the horizon. Returns the bytes written.
+fn write_final_text(
+    cfg: &PackedConfig,
+    w: &Witness,
+    mem_sizes: &[u64],
+    max_demand: &[u64],
+    out: &mut dyn Write,
+) -> Result<u64, PackedError> {
+    let mut em = Emitter::new(cfg, w, mem_sizes.to_vec(), true);
+    let mut buf: Vec<u8> = Vec::with_capacity(1 << 17);
+    let mut text_bytes = 0u64;
+    loop {
+        let more = em.next_piece(&mut buf);
+        if buf.len() >= 1 << 16 || !more {
+            out.write_all(&buf).map_err(PackedError::Io)?;
+            text_bytes += buf.len() as u64;
+            buf.clear();
+        }
+        if !more {
+            break;
+        }
+    }
+    out.flush().map_err(PackedError::Io)?;
+    if let Some(e) = em.error.take() {
+        return Err(internal(e));
+    }
+    if em.max_demand != *max_demand {
+        return Err(internal("the two passes drew different demands"));
+    }
+    if em.total_work != u128::from(w.t) * u128::from(cfg.cores) {
+        return Err(internal(format!(
+            "total work {} is not {} cores x horizon {}",
+            em.total_work, cfg.cores, w.t
+        )));
+    }
+    Ok(text_bytes)
+}
+
 /// Generates the packed instance of `cfg` and writes its text to `out`. The witness
 /// is checked by `schedule::check` against the parsed witness instance (see the
 /// module doc) and its makespan is the proven optimum.
@@ -1082,79 +1175,10 @@ pub fn generate_packed(cfg: &PackedConfig, out: &mut dyn Write) -> Result<Packed
         "gen packed: peaks {witness_peaks:?}, largest demands {max_demand:?}, sizes {mem_sizes:?}"
     );
 
-    // The final sizes: every demand of the witness instance still fits (they are at
-    // least the largest demand of any tiling), so its tilings stay usable.
-    for (m, z) in inst.platform.mems.iter_mut().enumerate() {
-        z.size = mem_sizes[m];
-    }
-    if let Some(d) = inst
-        .library
-        .mem
-        .iter()
-        .find(|d| d.amount > mem_sizes[d.mem as usize])
-    {
-        return Err(internal(format!(
-            "a demand of {} exceeds the size {} of memory type {}",
-            d.amount, mem_sizes[d.mem as usize], d.mem
-        )));
-    }
-    let g = NodeGraph::new(&inst, w.sched.choice.clone()).map_err(internal)?;
-    let violations = schedule::check(&g, &w.sched, 20);
-    if !violations.is_empty() {
-        let list: Vec<String> = violations.kept.iter().map(|v| v.to_string()).collect();
-        return Err(internal(format!(
-            "the packed witness breaks {} rule(s): {}",
-            violations.total(),
-            list.join("; ")
-        )));
-    }
-    let witness_makespan = w.sched.makespan(&g);
-    if witness_makespan != u128::from(w.t) {
-        return Err(internal(format!(
-            "the witness ends at {witness_makespan}, not at the horizon {}",
-            w.t
-        )));
-    }
-    let witness_tiling: Vec<u32> = (0..n_ops as u32).map(|o| g.tiling_id(o)).collect();
-    if witness_tiling
-        .iter()
-        .zip(&w.kept)
-        .any(|(&a, &b)| a != u32::from(b))
-    {
-        return Err(internal("the witness instance names other tilings"));
-    }
-    drop(g);
+    let (witness_makespan, witness_tiling) = check_witness(&mut inst, &w, &mem_sizes)?;
     lap("check");
 
-    // Pass 2: the final text, every tiling; the emitter checks that each one has
-    // its op's work, and that the works fill K cores up to T.
-    let mut em = Emitter::new(cfg, &w, mem_sizes.clone(), true);
-    let mut buf: Vec<u8> = Vec::with_capacity(1 << 17);
-    let mut text_bytes = 0u64;
-    loop {
-        let more = em.next_piece(&mut buf);
-        if buf.len() >= 1 << 16 || !more {
-            out.write_all(&buf).map_err(PackedError::Io)?;
-            text_bytes += buf.len() as u64;
-            buf.clear();
-        }
-        if !more {
-            break;
-        }
-    }
-    out.flush().map_err(PackedError::Io)?;
-    if let Some(e) = em.error.take() {
-        return Err(internal(e));
-    }
-    if em.max_demand != max_demand {
-        return Err(internal("the two passes drew different demands"));
-    }
-    if em.total_work != u128::from(w.t) * u128::from(cfg.cores) {
-        return Err(internal(format!(
-            "total work {} is not {} cores x horizon {}",
-            em.total_work, cfg.cores, w.t
-        )));
-    }
+    let text_bytes = write_final_text(cfg, &w, &mem_sizes, &max_demand, out)?;
     lap("pass 2: text written");
     Ok(Packed {
         witness_instance: inst,
