@@ -412,6 +412,80 @@ fn op_sizes(cfg: &PackedConfig) -> Result<Vec<u32>, String> {
     Ok(sizes)
 }
 
+/// Op edges: a -> b (same graph, a earlier) only when a has ended everywhere
+/// by the time b's first node starts, so the witness keeps every edge; about
+/// `density` per op, among the recently ended ops of the graph (or among the
+/// last `reach` with --reach).
+fn draw_op_edges(
+    cfg: &PackedConfig,
+    op_base: &[u32],
+    start: &[u64],
+    dur: &[u64],
+) -> Vec<(u32, u32)> {
+    let n_ops = op_base.len() - 1;
+    let first_start: Vec<u64> = (0..n_ops).map(|o| start[op_base[o] as usize]).collect();
+    let last_end: Vec<u64> = (0..n_ops)
+        .map(|o| {
+            (op_base[o] as usize..op_base[o + 1] as usize)
+                .map(|v| start[v] + dur[v])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut rng = Rng::stream(cfg.seed, STREAM_OP_EDGES);
+    let graphs = cfg.graphs as usize;
+    let whole = cfg.density.floor();
+    let frac = cfg.density - whole;
+    let whole = whole as usize;
+    let mut op_edges = Vec::with_capacity((n_ops as f64 * cfg.density) as usize + 1);
+    let mut cands: Vec<usize> = Vec::with_capacity(32);
+    let mut picks: Vec<usize> = Vec::new();
+    for (b, &b_start) in first_start.iter().enumerate() {
+        let p = b / graphs;
+        if p == 0 {
+            continue;
+        }
+        let want = whole + usize::from(rng.chance(frac));
+        // Recent ops of the graph that have ended: back until `keep` are found,
+        // `keep + 32` past the first one found, or 4096 + `keep` (many cores,
+        // small ops: the most recent ops are still running).
+        let keep = cfg.reach.map_or(32, |r| r.max(1) as usize);
+        cands.clear();
+        let mut first_found = None;
+        for d in 1..=p.min(4096 + keep) {
+            if first_found.is_some_and(|f| d > f + keep + 32) {
+                break;
+            }
+            let a = b - d * graphs;
+            if last_end[a] <= b_start {
+                first_found.get_or_insert(d);
+                cands.push(a);
+                if cands.len() == keep {
+                    break;
+                }
+            }
+        }
+        picks.clear();
+        for _ in 0..want.min(cands.len()) {
+            for _attempt in 0..4 {
+                let window = match cfg.reach {
+                    Some(_) => cands.len(),
+                    None if rng.chance(0.8) => 4,
+                    None => 32,
+                };
+                let q = cands[rng.below(cands.len().min(window) as u64) as usize];
+                if !picks.contains(&q) {
+                    picks.push(q);
+                    break;
+                }
+            }
+        }
+        picks.sort_unstable();
+        op_edges.extend(picks.iter().map(|&a| (a as u32, b as u32)));
+    }
+    op_edges
+}
+
 /// Draws the packed schedule, the ops over it, and the op edges.
 fn build_witness(cfg: &PackedConfig) -> Result<Witness, String> {
     let sizes = op_sizes(cfg)?;
@@ -485,68 +559,7 @@ fn build_witness(cfg: &PackedConfig) -> Result<Witness, String> {
         kept.push(rng.below(u64::from(cfg.tilings)) as u8);
     }
 
-    // Op edges: a -> b (same graph, a earlier) only when a has ended everywhere by
-    // the time b's first node starts.
-    let first_start: Vec<u64> = (0..n_ops).map(|o| start[op_base[o] as usize]).collect();
-    let last_end: Vec<u64> = (0..n_ops)
-        .map(|o| {
-            (op_base[o] as usize..op_base[o + 1] as usize)
-                .map(|v| start[v] + dur[v])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut rng = Rng::stream(cfg.seed, STREAM_OP_EDGES);
-    let graphs = cfg.graphs as usize;
-    let whole = cfg.density.floor();
-    let frac = cfg.density - whole;
-    let whole = whole as usize;
-    let mut op_edges = Vec::with_capacity((n_ops as f64 * cfg.density) as usize + 1);
-    let mut cands: Vec<usize> = Vec::with_capacity(32);
-    let mut picks: Vec<usize> = Vec::new();
-    for (b, &b_start) in first_start.iter().enumerate() {
-        let p = b / graphs;
-        if p == 0 {
-            continue;
-        }
-        let want = whole + usize::from(rng.chance(frac));
-        // Recent ops of the graph that have ended: back until `keep` are found,
-        // `keep + 32` past the first one found, or 4096 + `keep` (many cores,
-        // small ops: the most recent ops are still running).
-        let keep = cfg.reach.map_or(32, |r| r.max(1) as usize);
-        cands.clear();
-        let mut first_found = None;
-        for d in 1..=p.min(4096 + keep) {
-            if first_found.is_some_and(|f| d > f + keep + 32) {
-                break;
-            }
-            let a = b - d * graphs;
-            if last_end[a] <= b_start {
-                first_found.get_or_insert(d);
-                cands.push(a);
-                if cands.len() == keep {
-                    break;
-                }
-            }
-        }
-        picks.clear();
-        for _ in 0..want.min(cands.len()) {
-            for _attempt in 0..4 {
-                let window = match cfg.reach {
-                    Some(_) => cands.len(),
-                    None if rng.chance(0.8) => 4,
-                    None => 32,
-                };
-                let q = cands[rng.below(cands.len().min(window) as u64) as usize];
-                if !picks.contains(&q) {
-                    picks.push(q);
-                    break;
-                }
-            }
-        }
-        picks.sort_unstable();
-        op_edges.extend(picks.iter().map(|&a| (a as u32, b as u32)));
-    }
+    let op_edges = draw_op_edges(cfg, &op_base, &start, &dur);
 
     Ok(Witness {
         t,
