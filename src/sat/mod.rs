@@ -204,6 +204,346 @@ enum BoundPhase {
     Done,
 }
 
+/// What the descent's probes need besides its own state.
+struct Probing<'x, 'a> {
+    inst: &'x Instance,
+    m: &'x Model<'a>,
+    deadline: &'x Deadline,
+    first_answer_by: Option<Instant>,
+    certify: Option<&'x Certifier>,
+    g: u64,
+    lb0: u64,
+    incumbent: Option<u128>,
+    budget: u64,
+}
+
+impl Probing<'_, '_> {
+    /// Time units as instance time (u128: a unit count times the unit may
+    /// pass u64).
+    fn time(&self, t: u64) -> u128 {
+        u128::from(t) * u128::from(self.g)
+    }
+}
+
+/// After an answer: go on probing, or stop the descent.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Flow {
+    Go,
+    Stop,
+}
+
+/// Bound probes stay in the lower half while the gap is wide (over 2 %):
+/// near the optimum they are the hard proof probes, better left to the
+/// descent, which keeps its learned clauses.
+fn wide(lo: u64, hi: u64) -> bool {
+    hi >= lo + 2 && (hi - lo) * 50 > hi
+}
+
+/// The state of the galloping descent (models/sat.md §6), in time units.
+struct Descent {
+    /// Proven: no schedule below `lo`. Sought: one of makespan <= `hi`.
+    lo: u64,
+    hi: u64,
+    best: Option<Schedule>,
+    interrupted: bool,
+    last_unsat: Option<u64>,
+    step: u64,
+    /// Galloping stops after the first probe that runs out of its share:
+    /// from then on the descent is one unit at a time (no more lost learned
+    /// clauses).
+    gallop: bool,
+    last_probe: Duration,
+    polished: usize,
+    /// The bound moved to an event point without a SAT call.
+    jumped: bool,
+    /// Bound probes: when the very first probe (just below the incumbent) is
+    /// undecided after its share, the encoding is hard near the top. Probes
+    /// then climb from just above the proven bound, each on a short share,
+    /// and every UNSAT among them raises the bound and teaches the solver
+    /// clauses that help the descent: the result carries a real gap even
+    /// when the top is never reached (a memory-tight generated instance of 93
+    /// nodes: first probe undecided for 10 s; with bound probes, proven
+    /// optimal).
+    bound_phase: BoundPhase,
+    bound_inc: u64,
+    bound_unsat: usize,
+    over_budget: bool,
+    lo_before: u64,
+    /// The first probe gets a share of the time; when it is undecided after
+    /// that, the bound probes run before the descent resumes.
+    first_share_end: Instant,
+}
+
+impl Descent {
+    fn new(lo: u64, hi: u64, deadline: &Deadline) -> Self {
+        Descent {
+            lo,
+            hi,
+            best: None,
+            interrupted: false,
+            last_unsat: None,
+            step: 1,
+            gallop: true,
+            last_probe: Duration::from_millis(40),
+            polished: 0,
+            jumped: false,
+            bound_phase: BoundPhase::NotYet,
+            bound_inc: 1,
+            bound_unsat: 0,
+            over_budget: false,
+            lo_before: lo,
+            first_share_end: instant_after(
+                Instant::now(),
+                deadline
+                    .remaining()
+                    .mul_f64(0.1)
+                    .max(Duration::from_secs(1)),
+            ),
+        }
+    }
+
+    /// The next makespan to probe (rounded down to a time point) and whether
+    /// it is a bound probe; `None` when no point lies in `[lo, t]` (the bound
+    /// then jumps to the next point, no optimal makespan being there).
+    fn next_probe(&mut self, enc: &Encoder) -> Option<(u64, bool)> {
+        if !self.gallop {
+            self.step = 1;
+        }
+        let (lo, hi) = (self.lo, self.hi);
+        let low = matches!(self.bound_phase, BoundPhase::Until(end) if Instant::now() < end)
+            && wide(lo, hi);
+        if matches!(self.bound_phase, BoundPhase::Until(_)) && !low {
+            self.bound_phase = BoundPhase::Done;
+        }
+        let t = if low {
+            (lo + self.bound_inc - 1).min(lo + (hi - lo) / 2)
+        } else {
+            hi.saturating_sub(self.step - 1).max(lo)
+        };
+        // "makespan <= t" is "makespan <= the point at or below t".
+        match enc.pts.down(t as i64) {
+            p if p >= lo as i64 => Some((p as u64, low)),
+            _ => {
+                self.lo = enc.pts.up(t as i64 + 1) as u64;
+                self.jumped = true;
+                None
+            }
+        }
+    }
+
+    /// When the probe at `t` must answer: a bound probe 5 % of the time
+    /// left (at least 0.2 s, within its phase); the top probe all of it
+    /// (until the first answer: `first_answer_by`, and the first share
+    /// while the gap is wide); a galloping probe 10 % of it, at most five
+    /// times the last probe's time.
+    fn probe_stop(&self, t: u64, low: bool, answered: bool, cx: &Probing) -> Instant {
+        let deadline = cx.deadline;
+        if low {
+            let share = deadline
+                .remaining()
+                .mul_f64(0.05)
+                .max(Duration::from_millis(200));
+            instant_after(Instant::now(), share)
+                .min(match self.bound_phase {
+                    BoundPhase::Until(end) => end,
+                    _ => deadline.end,
+                })
+                .min(deadline.end)
+        } else if t == self.hi {
+            let mut end = deadline.end;
+            if !answered {
+                if let Some(by) = cx.first_answer_by {
+                    end = end.min(by);
+                }
+                if self.bound_phase == BoundPhase::NotYet && wide(self.lo, self.hi) {
+                    end = end.min(self.first_share_end);
+                }
+            }
+            end
+        } else {
+            let share = deadline
+                .remaining()
+                .mul_f64(0.1)
+                .min(self.last_probe * 5)
+                .max(Duration::from_millis(200));
+            instant_after(Instant::now(), share).min(deadline.end)
+        }
+    }
+
+    /// A schedule of makespan <= `t`: kept (polished by the list engine's
+    /// forward-backward passes: a model's starts are legal but often loose),
+    /// the top moves below it and the step doubles.
+    fn on_sat(&mut self, d: &Decoded, t: u64, t1: Instant, cx: &Probing) -> Flow {
+        let m = cx.m;
+        let ms = d.makespan(m);
+        log::info!(
+            "sat: makespan <= {} SAT: {} in {:.3} s",
+            cx.time(t),
+            cx.time(ms),
+            t1.elapsed().as_secs_f64()
+        );
+        let mut found = to_schedule(m, d);
+        let mut ms = ms;
+        if let Some(f) = crate::list::polish(cx.inst, &found, cx.lb0, cx.deadline) {
+            log::info!(
+                "sat: the model polished by forward-backward to {}",
+                f.makespan
+            );
+            ms = ms.min(f.makespan.div_ceil(cx.g));
+            found = f.schedule;
+            self.polished += 1;
+        }
+        self.best = Some(found);
+        if ms == 0 {
+            return Flow::Stop;
+        }
+        self.hi = ms.min(t) - 1;
+        self.step = self.step.saturating_mul(2);
+        Flow::Go
+    }
+
+    /// No schedule of makespan <= `t`: the bound rises above it (certified
+    /// with --certify), the answer stays in the solver as a unit, and the
+    /// step bisects what is left.
+    fn on_unsat(
+        &mut self,
+        enc: &mut Encoder,
+        t: u64,
+        low: bool,
+        t1: Instant,
+        cx: &Probing,
+        res: &mut SolveResult,
+    ) -> Flow {
+        log::info!(
+            "sat: makespan <= {} UNSAT in {:.3} s",
+            cx.time(t),
+            t1.elapsed().as_secs_f64()
+        );
+        self.lo = enc.pts.up(t as i64 + 1) as u64;
+        self.last_unsat = Some(t);
+        if let Some(c) = cx.certify {
+            // Without a schedule, UNSAT at the horizon is the infeasibility
+            // proof (models/sat.md 1.4).
+            let infeasible = self.best.is_none() && cx.incumbent.is_none() && t == cx.m.horizon;
+            let claim = if infeasible {
+                format!(
+                    "no schedule with makespan <= {} (the horizon, the sum of the \
+                     largest candidate durations: so no legal schedule at all)",
+                    cx.time(t)
+                )
+            } else {
+                format!("no schedule with makespan <= {}", cx.time(t))
+            };
+            let probe = Probe {
+                tag: format!("T{}", cx.time(t)),
+                claim,
+                bound: Some(self.lo.saturating_mul(cx.g)),
+                infeasible,
+            };
+            // The certifying solve gets what the search has, less the time to
+            // free a second solver of the same size.
+            let stop = cx
+                .deadline
+                .end
+                .checked_sub(enc.drop_time())
+                .unwrap_or(cx.deadline.end);
+            certify_answer(enc, cx.inst, c, probe, stop, res);
+        }
+        enc.fix_makespan(t as i64, false);
+        if low {
+            self.bound_unsat += 1;
+            self.bound_inc = self.bound_inc.saturating_mul(2);
+        }
+        self.step = (self.hi.saturating_sub(self.lo) + 1).div_ceil(2).max(1);
+        Flow::Go
+    }
+
+    /// Lazy cuts took the encoding over the memory budget: the search stops.
+    fn on_over_budget(&mut self, enc: &Encoder, cx: &Probing, res: &mut SolveResult) -> Flow {
+        self.over_budget = true;
+        res.step_aside(
+            StepAside::OverMemoryBudget {
+                estimated_mib: enc.bytes_estimate() >> 20,
+                budget_mib: cx.budget >> 20,
+                stage: BudgetStage::LazyCuts,
+            },
+            format!(
+                "lazy cuts took the encoding over the memory budget (about {} MiB, \
+                 budget {} MiB; --memory-limit): search stopped",
+                enc.bytes_estimate() >> 20,
+                cx.budget >> 20
+            ),
+        );
+        Flow::Stop
+    }
+
+    /// The probe ran out of its share: at the deadline the search stops; a
+    /// first top probe undecided while the gap is wide starts the bound
+    /// probes; with no probe answered by `first_answer_by` the search gives
+    /// up; an undecided bound probe ends their phase; otherwise the solver is
+    /// rebuilt and the descent goes on one unit at a time.
+    #[allow(clippy::too_many_arguments)]
+    fn on_interrupted(
+        &mut self,
+        enc: &mut Encoder,
+        t: u64,
+        low: bool,
+        answered: bool,
+        t1: Instant,
+        cx: &Probing,
+        res: &mut SolveResult,
+    ) -> Flow {
+        let deadline = cx.deadline;
+        if deadline.expired() {
+            self.interrupted = true;
+            return Flow::Stop;
+        }
+        if !answered
+            && t == self.hi
+            && self.bound_phase == BoundPhase::NotYet
+            && wide(self.lo, self.hi)
+            && cx.first_answer_by.is_none_or(|by| Instant::now() < by)
+        {
+            log::info!(
+                "sat: makespan <= {} undecided after {:.3} s: bound probes from below first",
+                cx.time(t),
+                t1.elapsed().as_secs_f64()
+            );
+            enc.rebuild(deadline.end);
+            self.bound_phase = BoundPhase::Until(deadline.at_share(0.25));
+            self.bound_inc = ((self.hi - self.lo) / 16).max(1);
+            return Flow::Go;
+        }
+        if !answered && cx.first_answer_by.is_some_and(|by| Instant::now() >= by) {
+            res.note(format!(
+                "makespan <= {} undecided after {:.1} s, no probe answered: search given up",
+                cx.time(t),
+                t1.elapsed().as_secs_f64()
+            ));
+            self.interrupted = true;
+            return Flow::Stop;
+        }
+        if low {
+            log::info!(
+                "sat: bound probe makespan <= {} undecided after {:.3} s: back to the top",
+                cx.time(t),
+                t1.elapsed().as_secs_f64()
+            );
+            self.bound_phase = BoundPhase::Done;
+            enc.rebuild(deadline.end);
+            return Flow::Go;
+        }
+        log::info!(
+            "sat: makespan <= {} undecided after {:.3} s: rebuilding, descending by one",
+            cx.time(t),
+            t1.elapsed().as_secs_f64()
+        );
+        enc.rebuild(deadline.end);
+        self.gallop = false;
+        Flow::Go
+    }
+}
+
 /// No incumbent yet, and tilings proven never schedulable: list scheduling
 /// again with them masked out (`ListOptions::excluded`; its tiling repair walks
 /// only choices that may work), on a share of the time. Without an incumbent
@@ -635,7 +975,7 @@ pub fn search_certified(
     let m = Model::new(inst, &cand);
     let g = m.g;
     let lb0 = bounds.best.value;
-    let mut lo = lb0.div_ceil(g);
+    let lo = lb0.div_ceil(g);
     let tmax_wide: u128 = match incumbent {
         Some(ms) => ms.saturating_sub(1) / u128::from(g),
         None => u128::from(m.horizon),
@@ -676,242 +1016,52 @@ pub fn search_certified(
     //    UNSAT answer (a proven bound); probes other than T = hi get a share of the
     //    time, and when one runs out the solver is rebuilt and the descent goes on
     //    one unit at a time. The last probe, T = hi = lo, is the proof.
-    let mut hi = tmax;
-    let mut best: Option<Schedule> = None;
-    let mut interrupted = false;
-    let mut last_unsat: Option<u64> = None;
-    let mut step: u64 = 1;
-    // Galloping stops after the first probe that runs out of its share: from then
-    // on the descent is one unit at a time (no more lost learned clauses).
-    let mut gallop = true;
-    let mut last_probe = Duration::from_millis(40);
-    let mut polished = 0usize;
-    // The bound moved to an event point without a SAT call.
-    let mut jumped = false;
-    // Bound probes: when the very first probe (just below the incumbent) is
-    // undecided after its share, the encoding is hard near the top. Probes then
-    // climb from just above the proven bound, each on a short share, and every
-    // UNSAT among them raises the bound and teaches the solver clauses that
-    // help the descent: the result carries a real gap even when the top is
-    // never reached (a memory-tight generated instance of 93 nodes: first
-    // probe undecided for 10 s; with bound probes, proven optimal).
-    let mut bound_phase = BoundPhase::NotYet;
-    let mut bound_inc: u64 = 1;
-    let mut bound_unsat = 0usize;
-    let lo_before = lo;
-    let wide = |lo: u64, hi: u64| hi >= lo + 2 && (hi - lo) * 50 > hi;
-    // The first probe gets a share of the time; when it is undecided after
-    // that, the bound probes run before the descent resumes.
-    let first_share_end = instant_after(
-        Instant::now(),
-        deadline
-            .remaining()
-            .mul_f64(0.1)
-            .max(Duration::from_secs(1)),
-    );
-    let mut over_budget = false;
-    while lo <= hi {
-        if !gallop {
-            step = 1;
-        }
-        // Bound probes stay in the lower half while the gap is wide (over 2%):
-        // near the optimum they are the hard proof probes, better left to the
-        // descent, which keeps its learned clauses.
-        let low =
-            matches!(bound_phase, BoundPhase::Until(end) if Instant::now() < end) && wide(lo, hi);
-        if matches!(bound_phase, BoundPhase::Until(_)) && !low {
-            bound_phase = BoundPhase::Done;
-        }
-        let t = if low {
-            (lo + bound_inc - 1).min(lo + (hi - lo) / 2)
-        } else {
-            hi.saturating_sub(step - 1).max(lo)
+    let cx = Probing {
+        inst,
+        m: &m,
+        deadline,
+        first_answer_by,
+        certify,
+        g,
+        lb0,
+        incumbent,
+        budget,
+    };
+    let mut d = Descent::new(lo, tmax, deadline);
+    while d.lo <= d.hi {
+        let Some((t, low)) = d.next_probe(&enc) else {
+            continue;
         };
-        // "makespan <= t" is "makespan <= the point at or below t".
-        let t = match enc.pts.down(t as i64) {
-            p if p >= lo as i64 => p as u64,
-            _ => {
-                // No point in [lo, t]: no optimal makespan there either.
-                lo = enc.pts.up(t as i64 + 1) as u64;
-                jumped = true;
-                continue;
-            }
-        };
-        let answered = best.is_some() || last_unsat.is_some();
-        let stop = if low {
-            let share = deadline
-                .remaining()
-                .mul_f64(0.05)
-                .max(Duration::from_millis(200));
-            instant_after(Instant::now(), share)
-                .min(match bound_phase {
-                    BoundPhase::Until(end) => end,
-                    _ => deadline.end,
-                })
-                .min(deadline.end)
-        } else if t == hi {
-            let mut end = deadline.end;
-            if !answered {
-                if let Some(by) = first_answer_by {
-                    end = end.min(by);
-                }
-                if bound_phase == BoundPhase::NotYet && wide(lo, hi) {
-                    end = end.min(first_share_end);
-                }
-            }
-            end
-        } else {
-            let share = deadline
-                .remaining()
-                .mul_f64(0.1)
-                .min(last_probe * 5)
-                .max(Duration::from_millis(200));
-            instant_after(Instant::now(), share).min(deadline.end)
-        };
+        let answered = d.best.is_some() || d.last_unsat.is_some();
+        let stop = d.probe_stop(t, low, answered, &cx);
         let t1 = Instant::now();
         let answer = enc.decide(t as i64, &[], stop);
         if !matches!(answer, Answer::Interrupted | Answer::OverBudget) {
-            last_probe = t1.elapsed();
+            d.last_probe = t1.elapsed();
         }
-        match answer {
-            Answer::Sat(d) => {
-                let ms = d.makespan(&m);
-                log::info!(
-                    "sat: makespan <= {} SAT: {} in {:.3} s",
-                    time(t),
-                    time(ms),
-                    t1.elapsed().as_secs_f64()
-                );
-                let mut found = to_schedule(&m, &d);
-                let mut ms = ms;
-                // A model's start times are legal but often loose: forward-backward
-                // passes of the list engine tighten them for the cost of a few
-                // microseconds, and the descent jumps below the tighter makespan.
-                if let Some(f) = crate::list::polish(inst, &found, lb0, deadline) {
-                    log::info!(
-                        "sat: the model polished by forward-backward to {}",
-                        f.makespan
-                    );
-                    ms = ms.min(f.makespan.div_ceil(g));
-                    found = f.schedule;
-                    polished += 1;
-                }
-                best = Some(found);
-                if ms == 0 {
-                    break;
-                }
-                hi = ms.min(t) - 1;
-                step = step.saturating_mul(2);
-            }
-            Answer::Unsat => {
-                log::info!(
-                    "sat: makespan <= {} UNSAT in {:.3} s",
-                    time(t),
-                    t1.elapsed().as_secs_f64()
-                );
-                lo = enc.pts.up(t as i64 + 1) as u64;
-                last_unsat = Some(t);
-                if let Some(c) = certify {
-                    // Without a schedule, UNSAT at the horizon is the
-                    // infeasibility proof (models/sat.md 1.4).
-                    let infeasible = best.is_none() && incumbent.is_none() && t == m.horizon;
-                    let claim = if infeasible {
-                        format!(
-                            "no schedule with makespan <= {} (the horizon, the sum of the \
-                             largest candidate durations: so no legal schedule at all)",
-                            time(t)
-                        )
-                    } else {
-                        format!("no schedule with makespan <= {}", time(t))
-                    };
-                    let probe = Probe {
-                        tag: format!("T{}", time(t)),
-                        claim,
-                        bound: Some(lo.saturating_mul(g)),
-                        infeasible,
-                    };
-                    // The certifying solve gets what the search has, less the
-                    // time to free a second solver of the same size.
-                    let stop = deadline
-                        .end
-                        .checked_sub(enc.drop_time())
-                        .unwrap_or(deadline.end);
-                    certify_answer(&enc, inst, c, probe, stop, &mut res);
-                }
-                enc.fix_makespan(t as i64, false);
-                if low {
-                    bound_unsat += 1;
-                    bound_inc = bound_inc.saturating_mul(2);
-                }
-                step = (hi.saturating_sub(lo) + 1).div_ceil(2).max(1);
-            }
-            Answer::OverBudget => {
-                over_budget = true;
-                res.step_aside(
-                    StepAside::OverMemoryBudget {
-                        estimated_mib: enc.bytes_estimate() >> 20,
-                        budget_mib: budget >> 20,
-                        stage: BudgetStage::LazyCuts,
-                    },
-                    format!(
-                        "lazy cuts took the encoding over the memory budget (about {} MiB, \
-                         budget {} MiB; --memory-limit): search stopped",
-                        enc.bytes_estimate() >> 20,
-                        budget >> 20
-                    ),
-                );
-                break;
-            }
-            Answer::Interrupted => {
-                if deadline.expired() {
-                    interrupted = true;
-                    break;
-                }
-                if !answered
-                    && t == hi
-                    && bound_phase == BoundPhase::NotYet
-                    && wide(lo, hi)
-                    && first_answer_by.is_none_or(|by| Instant::now() < by)
-                {
-                    log::info!(
-                        "sat: makespan <= {} undecided after {:.3} s: bound probes from below first",
-                        time(t),
-                        t1.elapsed().as_secs_f64()
-                    );
-                    enc.rebuild(deadline.end);
-                    bound_phase = BoundPhase::Until(deadline.at_share(0.25));
-                    bound_inc = ((hi - lo) / 16).max(1);
-                    continue;
-                }
-                if !answered && first_answer_by.is_some_and(|by| Instant::now() >= by) {
-                    res.note(format!(
-                        "makespan <= {} undecided after {:.1} s, no probe answered: search given up",
-                        time(t),
-                        t1.elapsed().as_secs_f64()
-                    ));
-                    interrupted = true;
-                    break;
-                }
-                if low {
-                    log::info!(
-                        "sat: bound probe makespan <= {} undecided after {:.3} s: back to the top",
-                        time(t),
-                        t1.elapsed().as_secs_f64()
-                    );
-                    bound_phase = BoundPhase::Done;
-                    enc.rebuild(deadline.end);
-                    continue;
-                }
-                log::info!(
-                    "sat: makespan <= {} undecided after {:.3} s: rebuilding, descending by one",
-                    time(t),
-                    t1.elapsed().as_secs_f64()
-                );
-                enc.rebuild(deadline.end);
-                gallop = false;
-            }
+        let flow = match answer {
+            Answer::Sat(model) => d.on_sat(&model, t, t1, &cx),
+            Answer::Unsat => d.on_unsat(&mut enc, t, low, t1, &cx, &mut res),
+            Answer::OverBudget => d.on_over_budget(&enc, &cx, &mut res),
+            Answer::Interrupted => d.on_interrupted(&mut enc, t, low, answered, t1, &cx, &mut res),
+        };
+        if flow == Flow::Stop {
+            break;
         }
     }
+    let Descent {
+        lo,
+        hi,
+        best,
+        interrupted,
+        last_unsat,
+        polished,
+        jumped,
+        bound_unsat,
+        over_budget,
+        lo_before,
+        ..
+    } = d;
     if bound_unsat > 0 {
         res.note(format!(
             "bound probes: {bound_unsat} UNSAT from below, the bound raised from {} to {}",
