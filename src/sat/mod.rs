@@ -302,6 +302,62 @@ impl Descent {
         }
     }
 
+    /// The search's notes (bound probes, solver statistics) and what the
+    /// result needs: the best schedule and the proven bound with its source
+    /// (the last UNSAT answer's; over event points, optimal makespans are
+    /// points too, models/sat.md 1.6).
+    fn finish(
+        self,
+        enc: &Encoder,
+        cx: &Probing,
+        mut lb_source: String,
+        points_note: &str,
+        res: &mut SolveResult,
+    ) -> Found {
+        if self.bound_unsat > 0 {
+            res.note(format!(
+                "bound probes: {} UNSAT from below, the bound raised from {} to {}",
+                self.bound_unsat,
+                cx.time(self.lo_before),
+                cx.time(self.lo.min(self.hi + 1))
+            ));
+        }
+        let st = enc.stats;
+        res.note(format!(
+            "search: {} solver calls, {} core cuts, {} memory cuts, {} rebuilds, {} models tightened by forward-backward{}",
+            st.solves,
+            st.core_cuts,
+            st.mem_cuts,
+            st.rebuilds,
+            self.polished,
+            if self.interrupted {
+                ", stopped by the time limit"
+            } else {
+                ""
+            }
+        ));
+        if let Some(t) = self.last_unsat {
+            lb_source = format!(
+                "SAT: no schedule with makespan <= {} (UNSAT over all candidate tilings){points_note}",
+                cx.time(t)
+            );
+        } else if self.jumped {
+            lb_source.push_str(points_note);
+        }
+        // The encoding's horizon (non-negative, at most MAX_TIME).
+        let tmax = enc.tmax as u64;
+        Found {
+            best: self.best,
+            lo: self.lo,
+            lb_source,
+            settled_infeasible: self.last_unsat == Some(tmax)
+                && tmax == cx.m.horizon
+                && !self.interrupted
+                && !self.over_budget,
+            tmax,
+        }
+    }
+
     /// The next makespan to probe (rounded down to a time point) and whether
     /// it is a bound probe; `None` when no point lies in `[lo, t]` (the bound
     /// then jumps to the next point, no optimal makespan being there).
@@ -980,9 +1036,7 @@ pub fn search_certified(
         Some(ms) => ms.saturating_sub(1) / u128::from(g),
         None => u128::from(m.horizon),
     };
-    let mut lb_source = bounds.best.source.clone();
-    // Times in notes: u128, a unit count times the unit may pass u64.
-    let time = |t: u64| u128::from(t) * u128::from(g);
+    let lb_source = bounds.best.source.clone();
     if g > 1 {
         res.note(format!("time unit {g} (gcd of all durations)"));
     }
@@ -1049,60 +1103,8 @@ pub fn search_certified(
             break;
         }
     }
-    let Descent {
-        lo,
-        hi,
-        best,
-        interrupted,
-        last_unsat,
-        polished,
-        jumped,
-        bound_unsat,
-        over_budget,
-        lo_before,
-        ..
-    } = d;
-    if bound_unsat > 0 {
-        res.note(format!(
-            "bound probes: {bound_unsat} UNSAT from below, the bound raised from {} to {}",
-            time(lo_before),
-            time(lo.min(hi + 1))
-        ));
-    }
-    let st = enc.stats;
-    res.note(format!(
-        "search: {} solver calls, {} core cuts, {} memory cuts, {} rebuilds, {} models tightened by forward-backward{}",
-        st.solves,
-        st.core_cuts,
-        st.mem_cuts,
-        st.rebuilds,
-        polished,
-        if interrupted {
-            ", stopped by the time limit"
-        } else {
-            ""
-        }
-    ));
-    if let Some(t) = last_unsat {
-        lb_source = format!(
-            "SAT: no schedule with makespan <= {} (UNSAT over all candidate tilings){points_note}",
-            time(t)
-        );
-    } else if jumped {
-        lb_source.push_str(points_note);
-    }
-
     // 5. The result: the best schedule, validated, with the proven bound.
-    let found = Found {
-        best,
-        lo,
-        lb_source,
-        settled_infeasible: last_unsat == Some(tmax)
-            && tmax == m.horizon
-            && !interrupted
-            && !over_budget,
-        tmax,
-    };
+    let found = d.finish(&enc, &cx, lb_source, points_note, &mut res);
     search_result(inst, bounds, g, res, found)
 }
 
