@@ -1464,3 +1464,63 @@ pub fn activity_list(g: &NodeGraph, key: &[u64]) -> Vec<u32> {
     debug_assert_eq!(list.len(), n, "the node graph is acyclic");
     list
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::instance::parse_reader;
+    use crate::list::priority::{Paths, Rule, keys};
+    use crate::schedule::check;
+
+    fn pass(text: &str, mode_serial_guide: bool) -> Result<(Schedule, u128), Stop> {
+        let inst = parse_reader(text.as_bytes(), "unit").unwrap();
+        let choice: Vec<u32> = (0..inst.graph.n_ops() as u32)
+            .map(|o| inst.usable_tilings(o).next().unwrap())
+            .collect();
+        let g = NodeGraph::new(&inst, choice).unwrap();
+        let md = Model::new(&g);
+        let key = keys(&g, &Paths::new(&g), Rule::Lrp);
+        let deadline = Deadline::after(std::time::Duration::from_secs(10));
+        let s = if mode_serial_guide {
+            let list = activity_list(&g, &key);
+            Guide::new(&md, &list, &deadline).map(|(_, s)| s)?
+        } else {
+            run(&md, &key, Mode::Parallel, &deadline)?
+        };
+        assert!(check(&g, &s, 10).is_empty(), "an illegal pass");
+        let ms = s.makespan(&g);
+        Ok((s, ms))
+    }
+
+    /// The hold rule's joint start (problem.md §4.4, the task book's case):
+    /// node 1 holds 1024 of 1024 until both successors (512 each) start. Alone
+    /// neither fits (1024 + 512); together they release the holder at their
+    /// start and fit (512 + 512). With two cores the scheme starts them at one
+    /// instant: makespan 5 + 5.
+    #[test]
+    fn a_joint_start_releases_its_holder() {
+        let text = "SetSocInfo([[0,2]],[[0,1024]])
+AddOpInfo(1,1,0,[[1,2],[1,3]],[[1,0,5],[2,0,5],[3,0,5]],[[1,0,1024],[2,0,512],[3,0,512]])
+GetInferenceScheResult([],[[1,1,1]])";
+        for serial in [false, true] {
+            let (s, ms) = pass(text, serial).expect("a joint start exists");
+            assert_eq!(ms, 10);
+            assert_eq!(s.start[1], s.start[2], "the successors start together");
+        }
+        // One core: the joint start is impossible, every pass must report
+        // the memory deadlock (never an illegal schedule).
+        let one = text.replace("[[0,2]]", "[[0,1]]");
+        assert!(matches!(pass(&one, false), Err(Stop::Deadlock(_))));
+        assert!(matches!(pass(&one, true), Err(Stop::Deadlock(_))));
+    }
+
+    /// The task book example (problem.md §8): a legal parallel pass, never
+    /// below the proven optimum 38.
+    #[test]
+    fn the_task_book_example_passes_legally() {
+        let (_, ms) = pass(include_str!("../../../instances/example1.txt"), false).unwrap();
+        assert!(ms >= 38, "{ms}");
+        let (_, ms) = pass(include_str!("../../../instances/example1.txt"), true).unwrap();
+        assert!(ms >= 38, "{ms}");
+    }
+}
