@@ -65,61 +65,167 @@ impl Rng {
     }
 }
 
-/// The tests' one tiny-instance generator: 2-4 ops, 1-2 tilings of 1-4 nodes
-/// each, durations drawn from `durations`, random intra-op edges, a chain of
-/// op edges, core types 0 (1-2 cores) and 1 (one core), one memory type sized
-/// between the largest demand and the total (so memory may bind).
-pub fn tiny_instance(rng: &mut Rng, durations: &[u64]) -> String {
-    let mut rnd = |n: u64| rng.below(n);
-    let cores0 = 1 + rnd(2);
-    let n_ops = 2 + rnd(3);
-    let mut lines = Vec::new();
-    let mut demands: Vec<u64> = vec![1];
-    for op in 1..=n_ops {
-        for t in 0..1 + rnd(2) {
-            let n = 1 + rnd(4);
-            let mut edges = Vec::new();
-            for a in 1..=n {
-                for b in a + 1..=n {
-                    if rnd(10) < 4 {
-                        edges.push(format!("[{a},{b}]"));
+/// A node as (op index, local index).
+pub type TinyNode = (usize, usize);
+/// An edge of the derived node graph: from, to, and whether it is inter-op.
+pub type TinyEdge = (TinyNode, TinyNode, bool);
+
+/// The tests' one tiny-instance generator: a random instance in plain data
+/// (1-4 ops of one tiling of 1-5 nodes, two core types, two memory types sized
+/// so that every tiling is usable and memory may bind), written out as text
+/// for the parser; a naive checker reads the same data (tests/check_rules.rs).
+pub struct Tiny {
+    pub cores: Vec<u32>,    // cores per core type 0, 1, ...
+    pub mem_size: Vec<u64>, // size per memory type 0, 1, ...
+    pub ops: Vec<TinyOp>,   // op ids 1, 2, ...
+    pub op_edges: Vec<(usize, usize)>,
+}
+pub struct TinyOp {
+    pub dur: Vec<u64>,
+    pub core: Vec<u32>,
+    pub edges: Vec<(usize, usize)>,  // local indices, i < j
+    pub mem: Vec<(usize, u32, u64)>, // raw entries: node, type, size (0 allowed, repeats allowed)
+}
+
+impl Tiny {
+    /// Durations 0..=3 (zero durations included).
+    pub fn random(rng: &mut Rng) -> Tiny {
+        Tiny::random_with(rng, &[0, 1, 2, 3])
+    }
+
+    /// Durations drawn from `durations` (e.g. sparse ones whose sums leave
+    /// gaps, for event points).
+    pub fn random_with(rng: &mut Rng, durations: &[u64]) -> Tiny {
+        let cores = vec![1 + rng.below(3) as u32, 1 + rng.below(2) as u32];
+        // Demands sum to at most 2 x 4 per node and type, so every tiling is usable.
+        let mem_size = vec![8 + rng.below(3), 8 + rng.below(3)];
+        let n_ops = 1 + rng.below(4) as usize;
+        let ops = (0..n_ops)
+            .map(|_| {
+                let n = 1 + rng.below(5) as usize;
+                let mut edges = vec![];
+                for i in 0..n {
+                    for j in i + 1..n {
+                        if rng.chance(40) {
+                            edges.push((i, j));
+                        }
                     }
                 }
-            }
-            let mut run = Vec::new();
-            let mut mem = Vec::new();
-            for v in 1..=n {
-                run.push(format!(
-                    "[{v},{},{}]",
-                    rnd(2),
-                    durations[rnd(durations.len() as u64) as usize]
-                ));
-                if rnd(10) < 7 {
-                    let d = 1 + rnd(6);
-                    demands.push(d);
-                    mem.push(format!("[{v},0,{d}]"));
+                let mut mem = vec![];
+                for v in 0..n {
+                    for _ in 0..1 + rng.below(2) {
+                        mem.push((v, rng.below(2) as u32, rng.below(5)));
+                    }
+                }
+                TinyOp {
+                    dur: (0..n)
+                        .map(|_| durations[rng.below(durations.len() as u64) as usize])
+                        .collect(),
+                    core: (0..n).map(|_| rng.below(2) as u32).collect(),
+                    edges,
+                    mem,
+                }
+            })
+            .collect();
+        let mut op_edges = vec![];
+        for a in 0..n_ops {
+            for b in a + 1..n_ops {
+                if rng.chance(50) {
+                    op_edges.push((a, b));
                 }
             }
-            lines.push(format!(
-                "AddOpInfo({op},1,{t},[{}],[{}],[{}])",
-                edges.join(","),
-                run.join(","),
-                mem.join(",")
-            ));
+        }
+        Tiny {
+            cores,
+            mem_size,
+            ops,
+            op_edges,
         }
     }
-    let big = *demands.iter().max().unwrap();
-    let total: u64 = demands.iter().sum();
-    let size = big + rnd(total.saturating_sub(big).max(1));
-    let op_edges: Vec<String> = (2..=n_ops)
-        .filter(|_| rnd(2) == 0)
-        .map(|b| format!("[{},{b}]", b - 1))
-        .collect();
-    let ops: Vec<String> = (1..=n_ops).map(|o| format!("[{o},{o},1]")).collect();
-    format!(
-        "SetSocInfo([[0,{cores0}],[1,1]],[[0,{size}]])\n{}\nGetInferenceScheResult([{}],[{}])\n",
-        lines.join("\n"),
-        op_edges.join(","),
-        ops.join(",")
-    )
+
+    pub fn text(&self) -> String {
+        let cores: Vec<String> = self
+            .cores
+            .iter()
+            .enumerate()
+            .map(|(k, c)| format!("[{k},{c}]"))
+            .collect();
+        let mems: Vec<String> = self
+            .mem_size
+            .iter()
+            .enumerate()
+            .map(|(k, s)| format!("[{k},{s}]"))
+            .collect();
+        let mut s = format!("SetSocInfo([{}],[{}])\n", cores.join(","), mems.join(","));
+        for (o, op) in self.ops.iter().enumerate() {
+            let e: Vec<String> = op
+                .edges
+                .iter()
+                .map(|&(a, b)| format!("[{},{}]", a + 1, b + 1))
+                .collect();
+            let r: Vec<String> = (0..op.dur.len())
+                .map(|v| format!("[{},{},{}]", v + 1, op.core[v], op.dur[v]))
+                .collect();
+            let m: Vec<String> = op
+                .mem
+                .iter()
+                .map(|&(v, t, z)| format!("[{},{t},{z}]", v + 1))
+                .collect();
+            s += &format!(
+                "AddOpInfo({},1,0,[{}],[{}],[{}])\n",
+                o + 1,
+                e.join(","),
+                r.join(","),
+                m.join(",")
+            );
+        }
+        let e: Vec<String> = self
+            .op_edges
+            .iter()
+            .map(|&(a, b)| format!("[{},{}]", a + 1, b + 1))
+            .collect();
+        let o: Vec<String> = (1..=self.ops.len())
+            .map(|k| format!("[{k},{k},1]"))
+            .collect();
+        s += &format!(
+            "GetInferenceScheResult([{}],[{}])\n",
+            e.join(","),
+            o.join(",")
+        );
+        s
+    }
+
+    /// All nodes as (op, local), and every edge of the derived node graph (problem.md §3).
+    pub fn node_edges(&self) -> (Vec<TinyNode>, Vec<TinyEdge>) {
+        let nodes: Vec<(usize, usize)> = self
+            .ops
+            .iter()
+            .enumerate()
+            .flat_map(|(o, op)| (0..op.dur.len()).map(move |v| (o, v)))
+            .collect();
+        let mut edges = vec![];
+        for (o, op) in self.ops.iter().enumerate() {
+            for &(a, b) in &op.edges {
+                edges.push(((o, a), (o, b), false));
+            }
+        }
+        for &(a, b) in &self.op_edges {
+            let (oa, ob) = (&self.ops[a], &self.ops[b]);
+            for u in (0..oa.dur.len()).filter(|&u| oa.edges.iter().all(|e| e.0 != u)) {
+                for v in (0..ob.dur.len()).filter(|&v| ob.edges.iter().all(|e| e.1 != v)) {
+                    edges.push(((a, u), (b, v), true));
+                }
+            }
+        }
+        (nodes, edges)
+    }
+
+    pub fn demand(&self, (o, v): (usize, usize), m: u32) -> u64 {
+        self.ops[o]
+            .mem
+            .iter()
+            .filter(|e| e.0 == v && e.1 == m)
+            .map(|e| e.2)
+            .sum()
+    }
 }
