@@ -76,7 +76,7 @@ pub fn solve(engine: &dyn Engine, inst: &Instance, opts: &SolveOptions) -> Solve
     let deadline = Deadline::after(opts.time_limit);
     let mut bounds = lower_bounds(inst);
     if engine.name() != "greedy" {
-        strengthen(inst, &mut bounds, &deadline);
+        strengthen(inst, &mut bounds, &deadline, opts.certify.is_none());
     }
     let ctx = Context {
         inst,
@@ -94,10 +94,13 @@ pub fn solve(engine: &dyn Engine, inst: &Instance, opts: &SolveOptions) -> Solve
     r
 }
 
-/// The bounds every engine starts from: the combinatorial ones and the
-/// tiling-choice relaxation (models/bounds.md §6), on at most a tenth of the
-/// time (2 s at most).
-pub fn strengthen(inst: &Instance, bounds: &mut Bounds, deadline: &Deadline) {
+/// The bounds every engine starts from: the combinatorial ones, the
+/// tiling-choice relaxation (models/bounds.md §6) and the window net's
+/// destructive bound (§7), on at most a tenth of the time (2 s at most).
+/// Under `--certify` (`windows` false) the window net is left out: its
+/// bound rests on no SAT answer, and the SAT engine's certified proofs
+/// should carry the bounds they can.
+pub fn strengthen(inst: &Instance, bounds: &mut Bounds, deadline: &Deadline, windows: bool) {
     let share = deadline.share(0.1);
     let share = Deadline {
         end: share.end.min(crate::solve::instant_after(
@@ -109,15 +112,36 @@ pub fn strengthen(inst: &Instance, bounds: &mut Bounds, deadline: &Deadline) {
     if let Some(b) = crate::milp::aggregate::bound(inst, bounds, &share) {
         bounds.add(b);
     }
+    if !windows {
+        return;
+    }
+    // The window net's cheap levels (propagation, a round or two of
+    // shaving); exact engines escalate it themselves where probes are hard.
+    let quick = Deadline {
+        end: share.end.min(crate::solve::instant_after(
+            Instant::now(),
+            WINDOW_BOUND_QUICK,
+        )),
+        ..share
+    };
+    if let Some(b) = crate::sat::windows::bound(inst, bounds, &quick) {
+        bounds.add(b);
+    }
 }
 
+/// The window net's share of the starting bounds' time.
+const WINDOW_BOUND_QUICK: Duration = Duration::from_millis(500);
+
 /// Every bound tmin proves without search, within `limit`: the combinatorial
-/// bounds and the tiling-choice relaxation (`tmin bound`, `check --bound`,
+/// bounds, the tiling-choice relaxation and the window net (`tmin bound`, `check --bound`,
 /// `score`'s fallback T_min).
 pub fn proven_bounds(inst: &Instance, limit: Duration) -> Bounds {
     let mut b = lower_bounds(inst);
     let deadline = Deadline::after(limit);
     if let Some(x) = crate::milp::aggregate::bound(inst, &b, &deadline) {
+        b.add(x);
+    }
+    if let Some(x) = crate::sat::windows::bound(inst, &b, &deadline) {
         b.add(x);
     }
     b
@@ -167,10 +191,50 @@ pub fn incumbent(ctx: &Context, share: IncumbentShare) -> SolveResult {
         None => "list scheduling found no schedule: the exact engine decides".to_string(),
     };
     r.note_as(NoteKind::Incumbent, msg);
+    let mut r = sequence_search(ctx, r);
     if r.status == Status::Optimal {
         r.note("the incumbent meets the lower bound: done");
     }
     r
+}
+
+/// The incumbent's core orders improved by tabu search (local.rs) on a
+/// share of the time: a twentieth of the limit, 3 s at most; the search gives
+/// up earlier when restarts stop paying.
+fn sequence_search(ctx: &Context, r: SolveResult) -> SolveResult {
+    let Some(s) = r.schedule.as_ref() else {
+        return r;
+    };
+    if r.status.is_settled() {
+        return r;
+    }
+    let t = Instant::now();
+    let share = ctx
+        .deadline
+        .remaining()
+        .mul_f64(0.05)
+        .min(Duration::from_secs(3));
+    let Some(better) = crate::local::improve(ctx.inst, s, r.lower_bound, t + share, 1) else {
+        return r;
+    };
+    let (lb, src) = (r.lower_bound, r.bound_source.clone());
+    match SolveResult::found(ctx.inst, better, lb, &src, &r.engine) {
+        Ok(mut more) => {
+            let before = r.makespan;
+            more.note(format!(
+                "core orders by tabu search: makespan {} -> {} in {:.2} s",
+                before.unwrap_or(0),
+                more.makespan.unwrap_or(0),
+                t.elapsed().as_secs_f64()
+            ));
+            crate::portfolio::merge(r, more)
+        }
+        Err(e) => {
+            let mut r = r;
+            r.internal(format!("tabu search: {}", e.message));
+            r
+        }
+    }
 }
 
 /// Time left and no proof (an engine that stepped aside, a search that gave

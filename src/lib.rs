@@ -15,6 +15,7 @@ pub mod graph;
 pub mod import;
 pub mod instance;
 pub mod list;
+pub mod local;
 pub mod milp;
 pub mod plot;
 pub mod portfolio;

@@ -76,13 +76,14 @@ enum Cmd {
     /// Find a schedule: makespan, proven lower bound and proof status.
     Solve(SolveArgs),
     /// Compute lower bounds valid for every tiling choice, and which one binds:
-    /// the combinatorial bounds and the tiling-choice relaxation (a small MILP,
-    /// models/bounds.md).
+    /// the combinatorial bounds, the tiling-choice relaxation (a small MILP) and
+    /// the window net (edge finding and shaving), models/bounds.md.
     Bound {
         instance: PathBuf,
         #[arg(long)]
         json: bool,
-        /// Seconds for the tiling-choice relaxation (0: combinatorial bounds only).
+        /// Seconds for the relaxation and the window net together (0: combinatorial
+        /// bounds only).
         #[arg(long, default_value_t = 5.0, value_name = "SECONDS")]
         time_limit: f64,
     },

@@ -453,7 +453,8 @@ pub struct Scale {
 }
 
 /// Time for a computed T_min (`engine::proven_bounds`: the combinatorial
-/// bounds and the tiling-choice relaxation) when no reference gives one.
+/// bounds, the tiling-choice relaxation and the window net) when no
+/// reference gives one.
 const COMPUTED_BOUND_TIME: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// T_min and T_max for `inst`: T_min from the reference row named `name` when

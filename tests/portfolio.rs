@@ -54,12 +54,13 @@ fn auto_proves_the_task_book_example_and_ft06() {
 
 #[test]
 fn two_threads_stop_the_other_engine_once_one_proves() {
-    // la02 is proven by SAT in about a second; the MILP beside it must not keep
-    // the solve running to the 60 s limit.
-    let inst = jsp("la02");
+    // orb02 is proven by SAT in a few seconds (the incumbent step and the
+    // starting bounds do not settle it); the MILP beside it must not keep the
+    // solve running to the 60 s limit.
+    let inst = jsp("orb02");
     let t = Instant::now();
     let r = solve(&inst, &opts(60, 2), &MilpOptions::default());
-    assert_eq!((r.status, r.makespan), (Status::Optimal, Some(655)));
+    assert_eq!((r.status, r.makespan), (Status::Optimal, Some(888)));
     assert!(
         r.engine.contains("sat") && r.engine.contains("milp"),
         "{}",
@@ -125,8 +126,28 @@ fn long_horizons_use_event_points_or_the_milp() {
     // ft06 with durations around 10^6: the order encoding over every instant
     // would need billions of clauses; over event points (sums of durations) it
     // fits, and SAT and MILP must agree on the optimum.
+    // The SAT search itself, from a list scheduling incumbent and the
+    // combinatorial bounds (the incumbent step's tabu search and the window
+    // net settle ft06 before any encoding otherwise).
     let inst = scaled_jsp("ft06", 1_000_000);
-    let sat = tmin::sat::solve(&inst, &opts(30, 1));
+    let bounds = tmin::bounds::lower_bounds(&inst);
+    let list = tmin::list::solve(
+        &inst,
+        &SolveOptions {
+            time_limit: Duration::from_millis(200),
+            ..SolveOptions::default()
+        },
+    );
+    let deadline = tmin::solve::Deadline::after(Duration::from_secs(30));
+    let sat = tmin::sat::search_certified(
+        &inst,
+        &deadline,
+        &bounds,
+        list,
+        None,
+        tmin::solve::DEFAULT_MEMORY_LIMIT_MIB,
+        None,
+    );
     assert_eq!(sat.status, Status::Optimal, "{:?}", sat.notes);
     assert!(
         sat.has_note(|k| matches!(

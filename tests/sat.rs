@@ -273,6 +273,7 @@ fn matches_brute_force_on_tiny_instances() {
         let i = &generated.instance;
         let want = brute_force(i);
         let r = sat(i);
+        window_bound_at_most(i, want, seed);
         match want {
             Some(ms) => {
                 assert_optimal(&r, ms);
@@ -287,6 +288,21 @@ fn matches_brute_force_on_tiny_instances() {
     assert_eq!(checked, 24);
     // Some answers must have needed the solver's own proof, not only the bounds.
     assert!(tight > 0, "no instance needed a SAT proof");
+}
+
+/// The window net's destructive bound (models/bounds.md §7) never passes
+/// the brute-force optimum (nor, when there is none, the horizon: it only
+/// refutes makespans below it).
+fn window_bound_at_most(i: &Instance, opt: Option<u64>, seed: u64) {
+    let b = tmin::bounds::lower_bounds(i);
+    let deadline = tmin::solve::Deadline::after(std::time::Duration::from_secs(5));
+    if let (Some(w), Some(opt)) = (tmin::sat::windows::bound(i, &b, &deadline), opt) {
+        assert!(
+            w.value <= opt,
+            "seed {seed}: window bound {} above the optimum {opt}",
+            w.value
+        );
+    }
 }
 
 /// A tiny random instance: 1-2 ops, 1-2 tilings each of 1-3 nodes (at most 5
@@ -365,6 +381,7 @@ fn matches_brute_force_on_tiny_memory_bound_instances() {
         let i = inst(&text);
         let want = brute_force(&i);
         let r = sat(&i);
+        window_bound_at_most(&i, want, seed);
         match want {
             Some(ms) => {
                 assert_eq!(r.status, Status::Optimal, "seed {seed}\n{text}\n{r:#?}");

@@ -222,39 +222,59 @@ fn reference_from_a_bench_folder_and_from_a_csv() {
     assert!(close(r["score"].as_f64().unwrap(), 100.0 * 19.0 / 22.0));
     assert!(close(r["gap"].as_f64().unwrap(), 3.0 / 41.0));
 
-    // ft06: computed bound 52, optimum 55, T_max 197. A reference bound of
-    // 54 is stronger and is used; 50 is weaker and gives way to 52.
-    let ft06 = base_dir().join("ft06.txt");
+    // orb01: optimum 1059, and the bounds tmin computes in a second stay
+    // below it (the window net reaches about 1020). A reference bound at the
+    // optimum is stronger and is used; a weak one (900) gives way to ours.
+    let orb01 = base_dir().join("orb01.txt");
     let (code, _, err) = tmin(&[
         "import",
         "jsp",
-        "tests/data/jsplib/ft06",
+        "tests/data/jsplib/orb01",
         "-o",
-        ft06.to_str().unwrap(),
+        orb01.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{err}");
-    for (bound, t_min, source) in [(54, 54, "reference"), (50, 52, "computed")] {
+    let orb01_s = base_dir().join("orb01.schedule");
+    let (code, _, err) = tmin(&[
+        "solve",
+        orb01.to_str().unwrap(),
+        "--engine",
+        "greedy",
+        "-o",
+        orb01_s.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    for (bound, source) in [(1059u64, "reference"), (900, "computed")] {
         let csv = tmp_in(
             SUITE,
-            "ft06-ref.csv",
-            format!("instance,t_min\nft06.txt,{bound}\n").as_bytes(),
+            "orb01-ref.csv",
+            format!("instance,t_min\norb01.txt,{bound}\n").as_bytes(),
         );
         let (code, out, err) = tmin(&[
             "score",
-            ft06.to_str().unwrap(),
-            "tests/data/ft06.opt55.schedule",
+            orb01.to_str().unwrap(),
+            orb01_s.to_str().unwrap(),
             "--reference",
             csv.to_str().unwrap(),
             "--json",
         ]);
         assert_eq!(code, 0, "{err}");
         let r = &json(&out)[0];
-        assert_eq!(r["t_min"], t_min);
+        let t_min = r["t_min"].as_u64().unwrap();
         assert!(
             r["t_min_source"].as_str().unwrap().starts_with(source),
             "{r}"
         );
-        let want = 100.0 * (197.0 - 55.0) / (197.0 - t_min as f64);
+        if source == "reference" {
+            assert_eq!(t_min, bound);
+        } else {
+            assert!(t_min > bound && t_min < 1059, "{r}");
+        }
+        let (mk, t_max) = (
+            r["makespan"].as_f64().unwrap(),
+            r["t_max"].as_f64().unwrap(),
+        );
+        let want = 100.0 * (t_max - mk) / (t_max - t_min as f64);
         assert!(close(r["score"].as_f64().unwrap(), want), "{r}");
     }
 

@@ -6,3 +6,4 @@
 pub mod dominance;
 pub mod heads;
 pub mod unit;
+pub mod windows;

@@ -239,6 +239,8 @@ pub struct Stats {
     pub mem_cuts: usize,
     pub solves: usize,
     pub rebuilds: usize,
+    /// Makespans refuted by the window net alone (no solver call needed).
+    pub window_refutations: usize,
 }
 
 /// What the encoding may use while it is built: a memory budget (estimated
@@ -359,6 +361,10 @@ pub struct Encoder<'m, 'a> {
     /// then, and its assumptions (what `certify` writes; clauses added after
     /// the answer, such as the unit that records it, are not part of it).
     last_unsat: Option<(usize, Vec<Lit>)>,
+    /// The window net (sat/windows.rs) and the time each makespan's windows
+    /// may spend shaving; `None` under `--certify` (certified CNFs hold the
+    /// encoding's own clauses only).
+    windows: Option<(super::windows::WindowNet, std::time::Duration)>,
 }
 
 /// Estimated bytes of the encoding for `tmax` over `pts` (`bytes_for` of the
@@ -482,6 +488,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
             since_check: 0,
             building: true,
             last_unsat: None,
+            windows: None,
         };
         e.check_limits();
         e.build();
@@ -1077,8 +1084,79 @@ impl<'m, 'a> Encoder<'m, 'a> {
             ];
             self.clause(&c);
         }
+        self.window_clauses(t, lit);
         self.makespan_lits.insert(t, lit);
         lit
+    }
+
+    /// From now on, every "makespan <= T" literal brings the windows of the
+    /// net at T (propagated; shaved on the share `makespan_le_shaved` gives),
+    /// starting with the encoding's own horizon, where they hold
+    /// unconditionally.
+    pub fn use_windows(&mut self, wn: super::windows::WindowNet) {
+        self.windows = Some((wn, std::time::Duration::ZERO));
+        self.window_clauses(self.tmax, L::T);
+    }
+
+    /// The horizon's windows again, shaved for up to `share` (as units).
+    pub fn shave_horizon(&mut self, share: std::time::Duration) {
+        if let Some(w) = self.windows.as_mut() {
+            w.1 = share;
+            self.window_clauses(self.tmax, L::T);
+        }
+        if let Some(w) = self.windows.as_mut() {
+            w.1 = std::time::Duration::ZERO;
+        }
+    }
+
+    /// The window net's destructive bound in `[lo, hi]` (sat/windows.rs),
+    /// if the encoding has a net.
+    pub fn window_bound(&self, lo: i64, hi: i64, until: Instant) -> Option<i64> {
+        self.windows
+            .as_ref()
+            .map(|(wn, _)| wn.destructive_bound(lo, hi, until))
+    }
+
+    /// `makespan_le(t)` with its windows shaved for up to `share` (once: a
+    /// literal's windows are added when it is created).
+    pub fn makespan_le_shaved(&mut self, t: i64, share: std::time::Duration) -> L {
+        let before = self.windows.as_ref().map(|w| w.1);
+        if let Some(w) = self.windows.as_mut() {
+            w.1 = share;
+        }
+        let l = self.makespan_le(t);
+        if let (Some(w), Some(b)) = (self.windows.as_mut(), before) {
+            w.1 = b;
+        }
+        l
+    }
+
+    /// The windows of every schedule with makespan <= `t` as clauses under
+    /// `lit` (models/sat.md §3.8): `lit -> start >= est` and `lit -> start <= lst`
+    /// for each node they tighten; `lit` is false when a window empties.
+    fn window_clauses(&mut self, t: i64, lit: L) {
+        let Some((wn, share)) = self.windows.take() else {
+            return;
+        };
+        match wn.at(
+            t,
+            (share > std::time::Duration::ZERO).then(|| (usize::MAX, Instant::now() + share)),
+        ) {
+            None => {
+                self.stats.window_refutations += 1;
+                self.clause(&[!lit]);
+            }
+            Some(w) => {
+                let tight: Vec<(u32, i64, i64)> = wn.tightened(&w, t).collect();
+                for (v, est, lst) in tight {
+                    let x = self.start[v as usize];
+                    let sel = self.node_sel(v);
+                    self.clause(&[!lit, !sel, !self.le(x, est - 1)]);
+                    self.clause(&[!lit, !sel, self.le(x, lst)]);
+                }
+            }
+        }
+        self.windows = Some((wn, share));
     }
 
     /// Adds the unit "makespan <= t" for good (a schedule with makespan <= t is known,

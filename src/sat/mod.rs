@@ -7,6 +7,7 @@
 pub mod certify;
 pub mod encode;
 pub mod model;
+pub mod windows;
 
 use std::time::{Duration, Instant};
 
@@ -37,6 +38,14 @@ pub const MAX_TIME: u64 = 1 << 60;
 /// this multiple of the budget. Otherwise the build counts the real clauses,
 /// literals and variables and stops at the budget itself (the hard limit).
 pub const ESTIMATE_SLACK: u128 = 2;
+
+/// Most time the window net's destructive bound takes when a probe first
+/// runs out of time (at most a tenth of what is left).
+const WINDOW_BOUND_TIME: Duration = Duration::from_secs(5);
+/// Time each probed makespan's windows may spend shaving: the last probe's
+/// time within these limits, and at most 5 % of what is left.
+const WINDOW_SHAVE_MIN: Duration = Duration::from_millis(20);
+const WINDOW_SHAVE_TIME: Duration = Duration::from_secs(2);
 
 /// The encoding's memory budget in bytes for `--memory-limit` (MiB).
 pub fn budget_bytes(memory_limit_mib: u64) -> u64 {
@@ -272,6 +281,11 @@ struct Descent {
     /// The first probe gets a share of the time; when it is undecided after
     /// that, the bound probes run before the descent resumes.
     first_share_end: Instant,
+    /// A probe ran out of time: the window net's shaving is worth its cost
+    /// now (its destructive bound, shaved windows per probe).
+    escalated: bool,
+    /// The bound the window net's destructive search proved, if it raised `lo`.
+    window_lo: Option<u64>,
 }
 
 impl Descent {
@@ -292,6 +306,8 @@ impl Descent {
             bound_unsat: 0,
             over_budget: false,
             lo_before: lo,
+            escalated: false,
+            window_lo: None,
             first_share_end: instant_after(
                 Instant::now(),
                 deadline
@@ -324,8 +340,9 @@ impl Descent {
         }
         let st = enc.stats;
         res.note(format!(
-            "search: {} solver calls, {} core cuts, {} memory cuts, {} rebuilds, {} models tightened by forward-backward{}",
+            "search: {} solver calls, {} makespans refuted by the window net, {} core cuts, {} memory cuts, {} rebuilds, {} models tightened by forward-backward{}",
             st.solves,
+            st.window_refutations,
             st.core_cuts,
             st.mem_cuts,
             st.rebuilds,
@@ -336,10 +353,18 @@ impl Descent {
                 ""
             }
         ));
-        if let Some(t) = self.last_unsat {
+        let by_sat = self
+            .last_unsat
+            .filter(|&t| self.window_lo.is_none_or(|w| t >= w));
+        if let Some(t) = by_sat {
             lb_source = format!(
                 "SAT: no schedule with makespan <= {} (UNSAT over all candidate tilings){points_note}",
                 cx.time(t)
+            );
+        } else if let Some(w) = self.window_lo {
+            lb_source = format!(
+                "edge finding and shaving: no schedule with makespan <= {} (models/bounds.md §7)",
+                cx.time(w - 1)
             );
         } else if self.jumped {
             lb_source.push_str(points_note);
@@ -356,6 +381,31 @@ impl Descent {
                 && !self.over_budget,
             tmax,
         }
+    }
+
+    /// The first probe that ran out of time: the window net's destructive
+    /// bound (models/bounds.md §7; a tenth of the time left, 5 s at most)
+    /// raises `lo`, and the horizon's windows are shaved (2 s at most).
+    /// Cheap probes never pay for shaving; hard ones get it.
+    fn escalate(&mut self, enc: &mut Encoder, cx: &Probing) {
+        self.escalated = true;
+        let t0 = Instant::now();
+        let share = cx.deadline.remaining().mul_f64(0.1).min(WINDOW_BOUND_TIME);
+        let Some(b) = enc.window_bound(self.lo as i64, self.hi as i64, instant_after(t0, share))
+        else {
+            return;
+        };
+        let b = b as u64;
+        log::info!(
+            "sat: window net bound {} in {:.3} s",
+            cx.time(b),
+            t0.elapsed().as_secs_f64()
+        );
+        if b > self.lo {
+            self.lo = b;
+            self.window_lo = Some(b);
+        }
+        enc.shave_horizon(WINDOW_SHAVE_TIME.min(cx.deadline.remaining().mul_f64(0.05)));
     }
 
     /// The next makespan to probe (rounded down to a time point) and whether
@@ -1040,6 +1090,14 @@ pub fn search_certified(
     if g > 1 {
         res.note(format!("time unit {g} (gcd of all durations)"));
     }
+    // The window net (not under --certify: certified CNFs hold the encoding
+    // alone): propagated windows under every probed makespan; its shaving
+    // and destructive bound once a probe runs out of time (`Descent::escalate`).
+    let wn = if certify.is_none() {
+        windows::WindowNet::new(&m)
+    } else {
+        None
+    };
     if incumbent.is_some() && tmax_wide < u128::from(lo) {
         // No multiple of g lies between the bound and the incumbent.
         raise_to(
@@ -1055,6 +1113,9 @@ pub fn search_certified(
     else {
         return res;
     };
+    if let Some(wn) = wn {
+        enc.use_windows(wn);
+    }
     // The search ends early enough to free the encoding before the deadline
     // (a tenth more than now: lazy cuts add clauses).
     let deadline = &Deadline {
@@ -1088,6 +1149,16 @@ pub fn search_certified(
         };
         let answered = d.best.is_some() || d.last_unsat.is_some();
         let stop = d.probe_stop(t, low, answered, &cx);
+        // Once escalated, each makespan's windows (when it is first probed)
+        // are shaved on a share like the last probe's time.
+        let share = if d.escalated {
+            d.last_probe
+                .clamp(WINDOW_SHAVE_MIN, WINDOW_SHAVE_TIME)
+                .min(deadline.remaining().mul_f64(0.05))
+        } else {
+            Duration::ZERO
+        };
+        enc.makespan_le_shaved(t as i64, share);
         let t1 = Instant::now();
         let answer = enc.decide(t as i64, &[], stop);
         if !matches!(answer, Answer::Interrupted | Answer::OverBudget) {
@@ -1097,7 +1168,12 @@ pub fn search_certified(
             Answer::Sat(model) => d.on_sat(&model, t, t1, &cx),
             Answer::Unsat => d.on_unsat(&mut enc, t, low, t1, &cx, &mut res),
             Answer::OverBudget => d.on_over_budget(&enc, &cx, &mut res),
-            Answer::Interrupted => d.on_interrupted(&mut enc, t, low, answered, t1, &cx, &mut res),
+            Answer::Interrupted => {
+                if !d.escalated {
+                    d.escalate(&mut enc, &cx);
+                }
+                d.on_interrupted(&mut enc, t, low, answered, t1, &cx, &mut res)
+            }
         };
         if flow == Flow::Stop {
             break;
