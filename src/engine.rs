@@ -21,6 +21,7 @@ use crate::bounds::{Bounds, lower_bounds};
 use crate::instance::Instance;
 use crate::list::ListOptions;
 use crate::list::priority::Rule;
+use crate::local::Effort;
 use crate::milp::MilpOptions;
 use crate::solve::{Deadline, NoteKind, SolveOptions, SolveResult, Status};
 
@@ -68,6 +69,13 @@ pub trait Engine: Sync {
     fn incumbent_share(&self) -> Option<IncumbentShare> {
         None
     }
+
+    /// Whether the engine's runs go through [`incumbent`] (through
+    /// [`solve_in`] with an incumbent share, or calling it itself as the
+    /// portfolio does): that step computes the window net's bound.
+    fn runs_incumbent_step(&self) -> bool {
+        self.incumbent_share().is_some()
+    }
 }
 
 /// Runs `engine` alone on `inst` within `opts.time_limit`.
@@ -76,7 +84,11 @@ pub fn solve(engine: &dyn Engine, inst: &Instance, opts: &SolveOptions) -> Solve
     let deadline = Deadline::after(opts.time_limit);
     let mut bounds = lower_bounds(inst);
     if engine.name() != "greedy" {
-        strengthen(inst, &mut bounds, &deadline, opts.certify.is_none());
+        // Engines with an incumbent step get the window net's bound there,
+        // capped by the incumbent (`incumbent`); list scheduling alone gets
+        // it here, to know when to stop.
+        let windows = opts.certify.is_none() && !engine.runs_incumbent_step();
+        strengthen(inst, &mut bounds, &deadline, windows);
     }
     let ctx = Context {
         inst,
@@ -95,11 +107,12 @@ pub fn solve(engine: &dyn Engine, inst: &Instance, opts: &SolveOptions) -> Solve
 }
 
 /// The bounds every engine starts from: the combinatorial ones, the
-/// tiling-choice relaxation (models/bounds.md §6) and the window net's
-/// destructive bound (§7), on at most a tenth of the time (2 s at most).
-/// Under `--certify` (`windows` false) the window net is left out: its
-/// bound rests on no SAT answer, and the SAT engine's certified proofs
-/// should carry the bounds they can.
+/// tiling-choice relaxation (models/bounds.md §6) and, with `windows`, the
+/// window net's destructive bound (§7), on at most a tenth of the time (2 s
+/// at most). The window net is left out under `--certify` (its bound rests
+/// on no SAT answer, and the SAT engine's certified proofs should carry the
+/// bounds they can) and where the incumbent step computes it
+/// (`window_bound`, capped by the incumbent's makespan).
 pub fn strengthen(inst: &Instance, bounds: &mut Bounds, deadline: &Deadline, windows: bool) {
     let share = deadline.share(0.1);
     let share = Deadline {
@@ -124,13 +137,15 @@ pub fn strengthen(inst: &Instance, bounds: &mut Bounds, deadline: &Deadline, win
         )),
         ..share
     };
-    if let Some(b) = crate::sat::windows::bound(inst, bounds, &quick) {
+    if let Some(b) = crate::sat::windows::bound(inst, bounds.best.value, None, &quick) {
         bounds.add(b);
     }
 }
 
-/// The window net's share of the starting bounds' time.
-const WINDOW_BOUND_QUICK: Duration = Duration::from_millis(500);
+/// The window net's time in the starting bounds and the incumbent step:
+/// its cheap levels (propagation, a round of shaving). The SAT engine
+/// shaves further when its probes get hard (`sat::Descent::escalate`).
+const WINDOW_BOUND_QUICK: Duration = Duration::from_millis(40);
 
 /// Every bound tmin proves without search, within `limit`: the combinatorial
 /// bounds, the tiling-choice relaxation and the window net (`tmin bound`, `check --bound`,
@@ -141,7 +156,7 @@ pub fn proven_bounds(inst: &Instance, limit: Duration) -> Bounds {
     if let Some(x) = crate::milp::aggregate::bound(inst, &b, &deadline) {
         b.add(x);
     }
-    if let Some(x) = crate::sat::windows::bound(inst, &b, &deadline) {
+    if let Some(x) = crate::sat::windows::bound(inst, b.best.value, None, &deadline) {
         b.add(x);
     }
     b
@@ -191,17 +206,51 @@ pub fn incumbent(ctx: &Context, share: IncumbentShare) -> SolveResult {
         None => "list scheduling found no schedule: the exact engine decides".to_string(),
     };
     r.note_as(NoteKind::Incumbent, msg);
-    let mut r = sequence_search(ctx, r);
+    // The core orders first: a better incumbent caps the window net's
+    // search, and often settles the instance with the bound it had.
+    let r = sequence_search(ctx, r, Effort::QUICK);
+    let mut r = window_bound(ctx, r);
     if r.status == Status::Optimal {
         r.note("the incumbent meets the lower bound: done");
     }
     r
 }
 
-/// The incumbent's core orders improved by tabu search (local.rs) on a
-/// share of the time: a twentieth of the limit, 3 s at most; the search gives
-/// up earlier when restarts stop paying.
-fn sequence_search(ctx: &Context, r: SolveResult) -> SolveResult {
+/// The window net's destructive bound (models/bounds.md §7) between the
+/// proven bound and the incumbent's makespan, on at most
+/// `WINDOW_BOUND_QUICK`: computed after list scheduling so that an incumbent
+/// that already meets the combinatorial bounds costs nothing, and the search
+/// never refutes makespans the incumbent has. Not under `--certify`.
+fn window_bound(ctx: &Context, mut r: SolveResult) -> SolveResult {
+    if r.status.is_settled() || ctx.opts.certify.is_some() {
+        return r;
+    }
+    let t = Instant::now();
+    let quick = Deadline {
+        end: ctx
+            .deadline
+            .share(0.1)
+            .end
+            .min(crate::solve::instant_after(t, WINDOW_BOUND_QUICK)),
+        ..ctx.deadline.clone()
+    };
+    let lo = r.lower_bound.max(ctx.bounds.best.value);
+    if let Some(b) = crate::sat::windows::bound(ctx.inst, lo, r.makespan, &quick) {
+        log::info!(
+            "window net: bound {} in {:.3} s",
+            b.value,
+            t.elapsed().as_secs_f64()
+        );
+        r.raise_bound(b.value, &b.source);
+    }
+    r
+}
+
+/// The incumbent's core orders improved by tabu search (local.rs) on the
+/// share of the time `effort` gives (the incumbent step: a twentieth, 3 s at
+/// most); the search gives up earlier when `effort` runs out without a new
+/// best.
+pub fn sequence_search(ctx: &Context, r: SolveResult, effort: Effort) -> SolveResult {
     let Some(s) = r.schedule.as_ref() else {
         return r;
     };
@@ -212,9 +261,11 @@ fn sequence_search(ctx: &Context, r: SolveResult) -> SolveResult {
     let share = ctx
         .deadline
         .remaining()
-        .mul_f64(0.05)
-        .min(Duration::from_secs(3));
-    let Some(better) = crate::local::improve(ctx.inst, s, r.lower_bound, t + share, 1) else {
+        .mul_f64(effort.time_share)
+        .min(effort.max_time);
+    let seed = ctx.opts.seed.wrapping_add(effort.give_up_after as u64);
+    let Some(better) = crate::local::improve(ctx.inst, s, r.lower_bound, t + share, seed, effort)
+    else {
         return r;
     };
     let (lb, src) = (r.lower_bound, r.bound_source.clone());
@@ -325,6 +376,12 @@ pub struct SatEngine {
     /// Give up at this share of the time when no probe has been answered
     /// (the portfolio's setting; `None` when SAT runs alone).
     pub first_answer_share: Option<f64>,
+    /// Hand back when a probe below the top runs out of its share (the
+    /// portfolio's setting: the tabu search then gets a turn).
+    pub hand_back_when_stuck: bool,
+    /// No bound probes from below (`sat::Policy::bound_probes`): the
+    /// portfolio's setting where core orders decide the schedule.
+    pub no_bound_probes: bool,
 }
 
 impl Engine for SatEngine {
@@ -335,13 +392,17 @@ impl Engine for SatEngine {
         if incumbent.status.is_settled() {
             return incumbent;
         }
-        let by = self.first_answer_share.map(|f| ctx.deadline.at_share(f));
+        let policy = crate::sat::Policy {
+            first_answer_by: self.first_answer_share.map(|f| ctx.deadline.at_share(f)),
+            hand_back_when_stuck: self.hand_back_when_stuck,
+            bound_probes: !self.no_bound_probes,
+        };
         crate::sat::search_certified(
             ctx.inst,
             &ctx.deadline,
             ctx.bounds,
             incumbent,
-            by,
+            policy,
             ctx.opts.memory_limit_mib,
             ctx.opts.certify.as_deref(),
         )

@@ -24,10 +24,37 @@ const MAX_EDGES: usize = 4_000_000;
 /// it, and a few hundred moves a second are needed to get anywhere (larger
 /// graphs are the list engine's alone).
 const MAX_NODES: usize = 200_000;
-/// Iterations without a new best before a restart from the best, perturbed.
-const RESTART_AFTER: usize = 3000;
-/// Restarts in a row without a new best before the search gives up early.
-const GIVE_UP_AFTER: usize = 20;
+/// How long the search keeps going without a new best.
+#[derive(Clone, Copy, Debug)]
+pub struct Effort {
+    /// Iterations without a new best before a restart from the best, perturbed.
+    pub restart_after: usize,
+    /// Restarts in a row without a new best before the search gives up.
+    pub give_up_after: usize,
+    /// The share of the time left it may take, and at most this long.
+    pub time_share: f64,
+    pub max_time: std::time::Duration,
+}
+
+impl Effort {
+    /// The incumbent step's: a few thousand iterations past the last new
+    /// best (job shops of 100 nodes: 20-50 ms), so that instances an exact
+    /// engine settles in a fraction of a second do not wait for it.
+    pub const QUICK: Effort = Effort {
+        restart_after: 1000,
+        give_up_after: 3,
+        time_share: 0.05,
+        max_time: std::time::Duration::from_secs(3),
+    };
+    /// When the exact search found nothing to start from: tens of thousands
+    /// of iterations (ft20 reaches its optimum 1165 after about 72,000).
+    pub const LONG: Effort = Effort {
+        restart_after: 3000,
+        give_up_after: 20,
+        time_share: 0.2,
+        max_time: std::time::Duration::from_secs(10),
+    };
+}
 
 const NONE: u32 = u32::MAX;
 
@@ -161,24 +188,46 @@ impl Seqs {
         Some(mk)
     }
 
-    /// Swaps adjacent `u` (first) and `v` on their core.
-    fn swap(&mut self, u: u32, v: u32) {
-        let (a, b) = (self.prev[u as usize], self.next[v as usize]);
-        if a != NONE {
-            self.next[a as usize] = v;
+    /// Rewrites a contiguous stretch `old` of one core's sequence (in its
+    /// current order) as `new` (the same nodes), keeping its neighbours.
+    fn rearrange(&mut self, old: &[u32], new: &[u32]) {
+        let (a, b) = (
+            self.prev[old[0] as usize],
+            self.next[old[old.len() - 1] as usize],
+        );
+        let mut p = a;
+        for &v in new {
+            self.prev[v as usize] = p;
+            if p != NONE {
+                self.next[p as usize] = v;
+            }
+            p = v;
         }
+        self.next[p as usize] = b;
         if b != NONE {
-            self.prev[b as usize] = u;
+            self.prev[b as usize] = p;
         }
-        self.prev[v as usize] = a;
-        self.next[v as usize] = u;
-        self.prev[u as usize] = v;
-        self.next[u as usize] = b;
     }
 
-    /// The N5 moves of the critical path through the heads and tails just
-    /// evaluated: `(u, v)` adjacent on a core, `u` first.
-    fn moves(&self, mk: u64) -> Vec<(u32, u32)> {
+    fn apply(&mut self, m: &Move) {
+        let new = m.new_order();
+        self.rearrange(&m.seg, &new);
+    }
+
+    fn undo(&mut self, m: &Move) {
+        let new = m.new_order();
+        self.rearrange(&new, &m.seg);
+    }
+
+    /// The moves on the critical path through the heads and tails just
+    /// evaluated (N7, Zhang et al. 2007, which contains N5): the path is cut
+    /// into blocks of consecutive nodes on one core; each block's first and
+    /// last nodes move into the block and to its other end, and each inner
+    /// node moves to the block's start and to its end. Moves inside a block
+    /// that leave its ends in place cannot shorten the path and are left
+    /// out; the first block's start and the last block's end are kept where
+    /// a move could only lengthen the path (N5's rule for swaps).
+    fn moves(&self, mk: u64) -> Vec<Move> {
         let n = self.dur.len();
         let crit = |v: usize| self.head[v] + self.dur[v] + self.tail[v] == mk;
         // Walk one critical path from a critical first node, preferring the
@@ -210,29 +259,121 @@ impl Seqs {
         let last = blocks.len() - 1;
         let mut out = Vec::new();
         for (i, b) in blocks.iter().enumerate() {
-            if b.len() < 2 {
+            let k = b.len() - 1;
+            if k == 0 {
                 continue;
             }
-            if i > 0 {
-                out.push((b[0], b[1]));
+            let (first_fixed, last_fixed) = (i == 0, i == last);
+            if last_fixed && first_fixed && k == 1 {
+                continue; // one block of two: no move shortens the path
             }
-            if i < last && (b.len() > 2 || i == 0) {
-                out.push((b[b.len() - 2], b[b.len() - 1]));
+            // The first node into the block (after b[j]); the last node
+            // before b[j]. j = 1 and j = k - 1 are N5's swaps.
+            if !first_fixed {
+                for j in 1..=k {
+                    // To the end of the last block (but the swap of its
+                    // first two) changes the path's end: left out.
+                    if j == k && last_fixed && k > 1 {
+                        break;
+                    }
+                    out.push(Move {
+                        seg: b[..=j].to_vec(),
+                        forward: true,
+                    });
+                }
+            }
+            if !last_fixed {
+                for j in (0..k).rev() {
+                    // j = 0 with k = 1 is the swap the loop above has
+                    // unless the block is the first; with k > 1 it moves
+                    // the last node to the block's start (not the first
+                    // block's: the path's start stays).
+                    if j == 0 && (first_fixed != (k == 1)) {
+                        break;
+                    }
+                    out.push(Move {
+                        seg: b[j..].to_vec(),
+                        forward: false,
+                    });
+                }
+            }
+            // Inner nodes to the block's start and to its end.
+            for j in 1..k {
+                if !first_fixed {
+                    out.push(Move {
+                        seg: b[..=j].to_vec(),
+                        forward: false,
+                    });
+                }
+                if !last_fixed {
+                    out.push(Move {
+                        seg: b[j..].to_vec(),
+                        forward: true,
+                    });
+                }
             }
         }
         out
     }
 }
 
+/// One node moved across a contiguous stretch `seg` of its core's sequence
+/// (`seg` in its current order): the first node to the stretch's end
+/// (`forward`), or the last node to its start.
+#[derive(Clone, Debug)]
+struct Move {
+    seg: Vec<u32>,
+    forward: bool,
+}
+
+impl Move {
+    fn moved(&self) -> u32 {
+        if self.forward {
+            self.seg[0]
+        } else {
+            self.seg[self.seg.len() - 1]
+        }
+    }
+
+    /// The nodes the moved one jumps over.
+    fn jumped(&self) -> &[u32] {
+        if self.forward {
+            &self.seg[1..]
+        } else {
+            &self.seg[..self.seg.len() - 1]
+        }
+    }
+
+    fn new_order(&self) -> Vec<u32> {
+        let m = self.moved();
+        let rest = self.jumped();
+        if self.forward {
+            rest.iter().copied().chain([m]).collect()
+        } else {
+            [m].into_iter().chain(rest.iter().copied()).collect()
+        }
+    }
+
+    /// The orders "x before y" the move creates.
+    fn created(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        let m = self.moved();
+        let fw = self.forward;
+        self.jumped()
+            .iter()
+            .map(move |&j| if fw { (j, m) } else { (m, j) })
+    }
+}
+
 /// A better schedule than `s` (same tilings and cores), found by tabu search
-/// until `until` or a makespan of `target` (a lower bound), that passed the
-/// validator; `None` when none was found.
+/// until `until`, a makespan of `target` (a lower bound) or the end of
+/// `effort`, that passed the validator; `None` when none was found.
 pub fn improve(
     inst: &Instance,
     s: &Schedule,
     target: u64,
     until: Instant,
     seed: u64,
+    effort: Effort,
 ) -> Option<Schedule> {
     if s.start.len() > MAX_NODES {
         return None;
@@ -248,35 +389,43 @@ pub fn improve(
     let mut tabu: std::collections::HashMap<(u32, u32), usize> = std::collections::HashMap::new();
     let mut rng = SplitMix64::new(seed);
     let (mut it, mut since_best, mut stale) = (0usize, 0usize, 0usize);
-    while Instant::now() < until && stale < GIVE_UP_AFTER {
+    while Instant::now() < until && stale < effort.give_up_after {
         it += 1;
         since_best += 1;
         let moves = q.moves(cur);
-        let mut pick: Option<(u64, (u32, u32))> = None;
-        for &(u, v) in &moves {
+        let mut pick: Option<(u64, usize)> = None;
+        for (k, mv) in moves.iter().enumerate() {
             if Instant::now() >= until {
                 break;
             }
-            q.swap(u, v);
+            q.apply(mv);
             let val = q.evaluate(false);
-            q.swap(v, u);
+            q.undo(mv);
             let Some(val) = val else { continue };
-            // Reversing a recent swap is tabu unless it beats the best.
-            let is_tabu = tabu.get(&(u, v)).is_some_and(|&till| till > it);
+            // Restoring an order a recent move reversed is tabu unless it
+            // beats the best.
+            let is_tabu = mv
+                .created()
+                .any(|p| tabu.get(&p).is_some_and(|&till| till > it));
             if (is_tabu && val >= best_mk) || pick.is_some_and(|(b, _)| b <= val) {
                 continue;
             }
-            pick = Some((val, (u, v)));
+            pick = Some((val, k));
         }
-        let Some((_, (u, v))) = pick.or_else(|| moves.first().map(|&m| (0, m))) else {
+        let Some(k) = pick.map(|(_, k)| k).or((!moves.is_empty()).then_some(0)) else {
             break; // no critical block: the critical path is a chain of edges
         };
-        q.swap(u, v);
-        tabu.insert((v, u), it + 8 + rng.below(8) as usize);
+        let mv = &moves[k];
+        q.apply(mv);
+        let tenure = it + 8 + rng.below(8) as usize;
+        for (x, y) in mv.created() {
+            // "y before x" was reversed: restoring it is tabu for a while.
+            tabu.insert((y, x), tenure);
+        }
         match q.evaluate(true) {
             Some(mk) => cur = mk,
             None => {
-                q.swap(v, u);
+                q.undo(mv);
                 cur = q.evaluate(true)?;
                 continue;
             }
@@ -291,7 +440,7 @@ pub fn improve(
                 break;
             }
         }
-        if since_best > RESTART_AFTER {
+        if since_best > effort.restart_after {
             // Restart from the best, a few random critical swaps away.
             if let Some((nx, pv)) = &best {
                 q.next.clone_from(nx);
@@ -303,12 +452,12 @@ pub fn improve(
                 if ms.is_empty() {
                     break;
                 }
-                let (u, v) = ms[rng.below(ms.len() as u64) as usize];
-                q.swap(u, v);
+                let mv = &ms[rng.below(ms.len() as u64) as usize];
+                q.apply(mv);
                 cur = match q.evaluate(true) {
                     Some(mk) => mk,
                     None => {
-                        q.swap(v, u);
+                        q.undo(mv);
                         q.evaluate(true)?
                     }
                 };

@@ -271,6 +271,9 @@ pub enum NoteKind {
     /// `--certify`: whether the reported bound (or the infeasibility) rests
     /// on certificates written for it.
     Certificate { certified: bool },
+    /// An exact search gave up early: no probe answered by the time it was
+    /// given for a first answer (the portfolio then tries other means).
+    GaveUp,
     /// An engine bug (also in `SolveResult::internal_error`).
     Internal,
 }
@@ -289,6 +292,7 @@ impl NoteKind {
             NoteKind::NoTilingForOp { .. } => "no-tiling-for-op",
             NoteKind::TilingRepair { .. } => "tiling-repair",
             NoteKind::Certificate { .. } => "certificate",
+            NoteKind::GaveUp => "gave-up",
             NoteKind::Internal => "internal",
         }
     }

@@ -339,7 +339,7 @@ fn pruned_tilings_are_certified() {
         &deadline,
         &bounds,
         none,
-        None,
+        tmin::sat::Policy::default(),
         tmin::solve::DEFAULT_MEMORY_LIMIT_MIB,
         Some(&c),
     );

@@ -120,7 +120,8 @@ fn sat_search() {
     let bounds = tmin::bounds::lower_bounds(&inst);
     let inc = incumbent(&inst);
     let deadline = Deadline::after(Duration::from_secs(60));
-    let (r, peak) = peak_of(|| tmin::sat::search(&inst, &deadline, &bounds, inc, None, 512));
+    let (r, peak) =
+        peak_of(|| tmin::sat::search(&inst, &deadline, &bounds, inc, Default::default(), 512));
     assert_eq!(r.status, Status::Optimal, "{:?}", r.notes);
     assert_eq!(r.makespan, Some(12));
     assert!(peak < 4 * MIB, "sat: {peak} bytes");

@@ -144,7 +144,7 @@ fn long_horizons_use_event_points_or_the_milp() {
         &deadline,
         &bounds,
         list,
-        None,
+        tmin::sat::Policy::default(),
         tmin::solve::DEFAULT_MEMORY_LIMIT_MIB,
         None,
     );

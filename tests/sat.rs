@@ -296,7 +296,10 @@ fn matches_brute_force_on_tiny_instances() {
 fn window_bound_at_most(i: &Instance, opt: Option<u64>, seed: u64) {
     let b = tmin::bounds::lower_bounds(i);
     let deadline = tmin::solve::Deadline::after(std::time::Duration::from_secs(5));
-    if let (Some(w), Some(opt)) = (tmin::sat::windows::bound(i, &b, &deadline), opt) {
+    if let (Some(w), Some(opt)) = (
+        tmin::sat::windows::bound(i, b.best.value, None, &deadline),
+        opt,
+    ) {
         assert!(
             w.value <= opt,
             "seed {seed}: window bound {} above the optimum {opt}",
@@ -432,7 +435,7 @@ fn without_an_incumbent_list_scheduling_runs_again_without_pruned_tilings() {
         &deadline,
         &bounds,
         none,
-        None,
+        Default::default(),
         tmin::solve::DEFAULT_MEMORY_LIMIT_MIB,
     );
     assert_optimal(&r, 18);

@@ -88,7 +88,14 @@ fn over_the_budget_the_sat_engine_steps_aside_with_the_incumbent() {
     let before = inc.makespan;
 
     // Estimated far over 1 MiB: refused before building.
-    let r = tmin::sat::search(&inst, &deadline, &bounds, inc.clone(), None, 1);
+    let r = tmin::sat::search(
+        &inst,
+        &deadline,
+        &bounds,
+        inc.clone(),
+        Default::default(),
+        1,
+    );
     assert!(
         matches!(
             r.stepped_aside,
@@ -116,7 +123,14 @@ fn over_the_budget_the_sat_engine_steps_aside_with_the_incumbent() {
     let tmax = (inc.makespan.unwrap() - 1) as u64;
     let full = Encoder::new(&m, tmax).bytes_estimate();
     let budget_mib = (full >> 20) * 3 / 4;
-    let r = tmin::sat::search(&inst, &deadline, &bounds, inc.clone(), None, budget_mib);
+    let r = tmin::sat::search(
+        &inst,
+        &deadline,
+        &bounds,
+        inc.clone(),
+        Default::default(),
+        budget_mib,
+    );
     assert!(
         matches!(
             r.stepped_aside,
@@ -133,7 +147,7 @@ fn over_the_budget_the_sat_engine_steps_aside_with_the_incumbent() {
 
     // The deadline during the build.
     let past = Deadline::after(Duration::ZERO);
-    let r = tmin::sat::search(&inst, &past, &bounds, inc, None, 512);
+    let r = tmin::sat::search(&inst, &past, &bounds, inc, Default::default(), 512);
     assert_eq!(
         r.stepped_aside,
         Some(StepAside::DeadlineDuringEncoding),

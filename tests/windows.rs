@@ -24,9 +24,12 @@ fn never_above_the_known_optimum_of_job_shops() {
         let inst = parse_reader(js.to_instance_text().as_bytes(), &path).unwrap();
         let opt = o["optimum"].as_u64().unwrap();
         let comb = lower_bounds(&inst);
-        let Some(w) =
-            tmin::sat::windows::bound(&inst, &comb, &Deadline::after(Duration::from_secs(4)))
-        else {
+        let Some(w) = tmin::sat::windows::bound(
+            &inst,
+            comb.best.value,
+            None,
+            &Deadline::after(Duration::from_secs(4)),
+        ) else {
             continue;
         };
         assert!(

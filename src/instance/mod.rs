@@ -376,6 +376,25 @@ impl Instance {
         )
     }
 
+    /// Whether some usable tiling of some op demands memory (then memory
+    /// may bind; without it the schedule is decided by core orders alone).
+    pub fn demands_memory(&self) -> bool {
+        let mut seen = vec![false; self.library.groups.len()];
+        self.graph.ops.iter().any(|o| {
+            let g = o.group as usize;
+            if std::mem::replace(&mut seen[g], true) {
+                return false;
+            }
+            self.library.groups[g].tilings.iter().any(|&t| {
+                let tl = &self.library.tilings[t as usize];
+                tl.is_usable()
+                    && tl
+                        .nodes()
+                        .any(|v| self.library.mems(v).iter().any(|d| d.amount > 0))
+            })
+        })
+    }
+
     /// Total nodes for a given tiling choice.
     pub fn nodes_for(&self, choice: &[u32]) -> u64 {
         choice

@@ -213,12 +213,42 @@ enum BoundPhase {
     Done,
 }
 
+/// How the descent spends its time: when it hands the time back before
+/// the deadline (the portfolio's settings; never, by default, when SAT runs
+/// alone) and whether it probes bounds from below.
+#[derive(Clone, Copy, Debug)]
+pub struct Policy {
+    /// No probe answered by then: the encoding is too hard to start on.
+    pub first_answer_by: Option<Instant>,
+    /// A probe below the top undecided: models near the incumbent are hard
+    /// for the solver to find, and the tabu search on core orders often
+    /// finds them faster (orb01: 1060 took SAT 22.8 s).
+    pub hand_back_when_stuck: bool,
+    /// A first top probe undecided while the gap is wide starts the bound
+    /// probes (models/sat.md §6). They pay where the starting bounds are
+    /// weak (memory); where they are strong and the incumbent near the
+    /// optimum (job shops after the tabu search) the top probe is the proof,
+    /// and interrupting it loses its learned clauses (orb01: 1058 refuted in
+    /// 24.6 s after the bound phase, 5.5 s of top probe lost).
+    pub bound_probes: bool,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            first_answer_by: None,
+            hand_back_when_stuck: false,
+            bound_probes: true,
+        }
+    }
+}
+
 /// What the descent's probes need besides its own state.
 struct Probing<'x, 'a> {
     inst: &'x Instance,
     m: &'x Model<'a>,
     deadline: &'x Deadline,
-    first_answer_by: Option<Instant>,
+    policy: Policy,
     certify: Option<&'x Certifier>,
     g: u64,
     lb0: u64,
@@ -458,10 +488,13 @@ impl Descent {
         } else if t == self.hi {
             let mut end = deadline.end;
             if !answered {
-                if let Some(by) = cx.first_answer_by {
+                if let Some(by) = cx.policy.first_answer_by {
                     end = end.min(by);
                 }
-                if self.bound_phase == BoundPhase::NotYet && wide(self.lo, self.hi) {
+                if self.bound_phase == BoundPhase::NotYet
+                    && cx.policy.bound_probes
+                    && wide(self.lo, self.hi)
+                {
                     end = end.min(self.first_share_end);
                 }
             }
@@ -607,8 +640,12 @@ impl Descent {
         if !answered
             && t == self.hi
             && self.bound_phase == BoundPhase::NotYet
+            && cx.policy.bound_probes
             && wide(self.lo, self.hi)
-            && cx.first_answer_by.is_none_or(|by| Instant::now() < by)
+            && cx
+                .policy
+                .first_answer_by
+                .is_none_or(|by| Instant::now() < by)
         {
             log::info!(
                 "sat: makespan <= {} undecided after {:.3} s: bound probes from below first",
@@ -620,12 +657,20 @@ impl Descent {
             self.bound_inc = ((self.hi - self.lo) / 16).max(1);
             return Flow::Go;
         }
-        if !answered && cx.first_answer_by.is_some_and(|by| Instant::now() >= by) {
-            res.note(format!(
-                "makespan <= {} undecided after {:.1} s, no probe answered: search given up",
-                cx.time(t),
-                t1.elapsed().as_secs_f64()
-            ));
+        if !answered
+            && cx
+                .policy
+                .first_answer_by
+                .is_some_and(|by| Instant::now() >= by)
+        {
+            res.note_as(
+                NoteKind::GaveUp,
+                format!(
+                    "makespan <= {} undecided after {:.1} s, no probe answered: search given up",
+                    cx.time(t),
+                    t1.elapsed().as_secs_f64()
+                ),
+            );
             self.interrupted = true;
             return Flow::Stop;
         }
@@ -638,6 +683,19 @@ impl Descent {
             self.bound_phase = BoundPhase::Done;
             enc.rebuild(deadline.end);
             return Flow::Go;
+        }
+        if cx.policy.hand_back_when_stuck {
+            res.note_as(
+                NoteKind::GaveUp,
+                format!(
+                    "makespan <= {} undecided after {:.1} s: search handed back (models below \
+                     the incumbent are hard to find)",
+                    cx.time(t),
+                    t1.elapsed().as_secs_f64()
+                ),
+            );
+            self.interrupted = true;
+            return Flow::Stop;
         }
         log::info!(
             "sat: makespan <= {} undecided after {:.3} s: rebuilding, descending by one",
@@ -709,10 +767,11 @@ fn list_without(
 /// The exact search from an incumbent result (a legal schedule, or none) and the
 /// instance's lower bounds: the portfolio calls this with a shared incumbent.
 /// Returns the better of the incumbent and what the search proves and finds.
-/// With `first_answer_by`, the search gives up at that instant when the solver
-/// has not answered a single probe yet (an encoding too hard to even start on:
-/// the caller has better uses for the time); the encoding's build stops then
-/// too. The encoding stays within `memory_limit_mib` (MiB): over it, or at the
+/// With `policy.first_answer_by`, the search gives up at that instant when
+/// the solver has not answered a single probe yet (an encoding too hard to
+/// even start on: the caller has better uses for the time); the encoding's
+/// build stops then too. With `policy.hand_back_when_stuck` it also hands back when
+/// a probe below the top runs out of its share. The encoding stays within `memory_limit_mib` (MiB): over it, or at the
 /// deadline while it is built, the search hands the incumbent back with
 /// `SolveResult::stepped_aside` set.
 /// Bytes of the SAT model (before any clause) per candidate node, rounded
@@ -724,18 +783,10 @@ pub fn search(
     deadline: &Deadline,
     bounds: &crate::bounds::Bounds,
     res: SolveResult,
-    first_answer_by: Option<Instant>,
+    policy: Policy,
     memory_limit_mib: u64,
 ) -> SolveResult {
-    search_certified(
-        inst,
-        deadline,
-        bounds,
-        res,
-        first_answer_by,
-        memory_limit_mib,
-        None,
-    )
+    search_certified(inst, deadline, bounds, res, policy, memory_limit_mib, None)
 }
 
 /// What `candidate_tilings` leaves: the candidates per op with the result so
@@ -1054,7 +1105,7 @@ pub fn search_certified(
     deadline: &Deadline,
     bounds: &crate::bounds::Bounds,
     mut res: SolveResult,
-    first_answer_by: Option<Instant>,
+    policy: Policy,
     memory_limit_mib: u64,
     certify: Option<&Certifier>,
 ) -> SolveResult {
@@ -1080,13 +1131,17 @@ pub fn search_certified(
     let incumbent = res.makespan;
     let m = Model::new(inst, &cand);
     let g = m.g;
-    let lb0 = bounds.best.value;
+    // The incumbent step may have proven more than the starting bounds.
+    let (lb0, lb_source) = if res.lower_bound > bounds.best.value {
+        (res.lower_bound, res.bound_source.clone())
+    } else {
+        (bounds.best.value, bounds.best.source.clone())
+    };
     let lo = lb0.div_ceil(g);
     let tmax_wide: u128 = match incumbent {
         Some(ms) => ms.saturating_sub(1) / u128::from(g),
         None => u128::from(m.horizon),
     };
-    let lb_source = bounds.best.source.clone();
     if g > 1 {
         res.note(format!("time unit {g} (gcd of all durations)"));
     }
@@ -1108,9 +1163,14 @@ pub fn search_certified(
         );
         return res;
     }
-    let Some((mut enc, tmax, points_note)) =
-        build_encoding(&m, tmax_wide, budget, deadline, first_answer_by, &mut res)
-    else {
+    let Some((mut enc, tmax, points_note)) = build_encoding(
+        &m,
+        tmax_wide,
+        budget,
+        deadline,
+        policy.first_answer_by,
+        &mut res,
+    ) else {
         return res;
     };
     if let Some(wn) = wn {
@@ -1135,7 +1195,7 @@ pub fn search_certified(
         inst,
         m: &m,
         deadline,
-        first_answer_by,
+        policy,
         certify,
         g,
         lb0,
@@ -1169,10 +1229,16 @@ pub fn search_certified(
             Answer::Unsat => d.on_unsat(&mut enc, t, low, t1, &cx, &mut res),
             Answer::OverBudget => d.on_over_budget(&enc, &cx, &mut res),
             Answer::Interrupted => {
-                if !d.escalated {
+                let flow = d.on_interrupted(&mut enc, t, low, answered, t1, &cx, &mut res);
+                // Escalate only a search that goes on (one that gives up
+                // hands its time to others), and on a probe that decides the
+                // bound (the top one, a bound probe): a galloping probe below
+                // the top that runs long is a model hard to find, which the
+                // window net's bound does not help.
+                if flow == Flow::Go && !d.escalated && (t == d.hi || low) {
                     d.escalate(&mut enc, &cx);
                 }
-                d.on_interrupted(&mut enc, t, low, answered, t1, &cx, &mut res)
+                flow
             }
         };
         if flow == Flow::Stop {

@@ -7,7 +7,7 @@
 use std::time::Instant;
 
 use super::model::{Model, candidates};
-use crate::bounds::{Bound, Bounds};
+use crate::bounds::Bound;
 use crate::instance::Instance;
 use crate::prep::windows::{Net, Windows};
 use crate::solve::Deadline;
@@ -16,11 +16,13 @@ use crate::solve::Deadline;
 /// tens of bytes a node and is not interruptible).
 const MAX_BOUND_NODES: u64 = 1_000_000;
 
-/// The window net's destructive bound for `inst` on its own (every engine's
-/// starting bounds, `tmin bound`): the least makespan whose windows survive
-/// edge finding and shaving, above `bounds`, by `deadline`; `None` when it
-/// proves nothing more.
-pub fn bound(inst: &Instance, bounds: &Bounds, deadline: &Deadline) -> Option<Bound> {
+/// The window net's destructive bound for `inst` on its own (the incumbent
+/// step, `tmin bound`): the least makespan whose windows survive edge
+/// finding and shaving, above the proven bound `lo`, by `deadline`; `None`
+/// when it proves nothing more. With `below` (a legal makespan) the search
+/// stops short of it: that makespan needs no refuting, and the bound stays
+/// at most the optimum's largest multiple of the time unit below it.
+pub fn bound(inst: &Instance, lo: u64, below: Option<u128>, deadline: &Deadline) -> Option<Bound> {
     let n_ops = inst.graph.n_ops() as u32;
     if n_ops == 0 || !inst.ops_without_usable_tiling().is_empty() || deadline.expired() {
         return None;
@@ -39,11 +41,16 @@ pub fn bound(inst: &Instance, bounds: &Bounds, deadline: &Deadline) -> Option<Bo
         return None;
     }
     let wn = WindowNet::new(&m)?;
-    let lo = bounds.best.value.div_ceil(m.g);
-    if lo >= m.horizon {
+    let lo = lo.div_ceil(m.g);
+    // Some optimal schedule has every time a multiple of g (sat.md §1.3), so
+    // with a legal makespan `ms` the optimum is at most g * floor(ms / g):
+    // refuting up to floor(ms / g) - 1 units settles it.
+    let cap = below.map_or(u128::from(m.horizon), |ms| ms / u128::from(m.g));
+    let hi = cap.min(u128::from(m.horizon)) as u64;
+    if lo >= hi {
         return None;
     }
-    let b = wn.destructive_bound(lo as i64, m.horizon as i64 - 1, deadline.end) as u64;
+    let b = wn.destructive_bound(lo as i64, hi as i64 - 1, deadline.end) as u64;
     (b > lo).then(|| Bound {
         value: b.saturating_mul(m.g),
         source: format!(
