@@ -288,6 +288,50 @@ pub fn sequence_search(ctx: &Context, r: SolveResult, effort: Effort) -> SolveRe
     }
 }
 
+/// The best schedule improved by the SAT engine's large-neighbourhood
+/// search (sat/lns.rs) on `share` of the time left; the result keeps its
+/// bound (the search's UNSAT answers concern neighbourhoods, not the
+/// instance).
+pub fn neighbourhood_search(ctx: &Context, r: SolveResult, share: f64) -> SolveResult {
+    let Some(s) = r.schedule.as_ref() else {
+        return r;
+    };
+    if r.status.is_settled() || ctx.deadline.expired() {
+        return r;
+    }
+    let t = Instant::now();
+    let deadline = ctx.deadline.share(share);
+    let (better, stats) = crate::sat::lns::improve(
+        ctx.inst,
+        s,
+        r.lower_bound,
+        &deadline,
+        ctx.opts.seed,
+        crate::sat::budget_bytes(ctx.opts.memory_limit_mib),
+    );
+    let before = r.makespan;
+    let mut r = r;
+    if let Some(better) = better {
+        let (lb, src) = (r.lower_bound, r.bound_source.clone());
+        match SolveResult::found(ctx.inst, better, lb, &src, &r.engine) {
+            Ok(more) => r = crate::portfolio::merge(r, more),
+            Err(e) => r.internal(format!("neighbourhood search: {}", e.message)),
+        }
+    }
+    r.note(format!(
+        "large-neighbourhood search: makespan {} -> {} in {:.2} s ({} neighbourhoods improved, \
+         {} exhausted, {} out of time; up to {} ops freed)",
+        before.unwrap_or(0),
+        r.makespan.unwrap_or(0),
+        t.elapsed().as_secs_f64(),
+        stats.improved,
+        stats.exhausted,
+        stats.timed_out,
+        stats.max_freed
+    ));
+    r
+}
+
 /// Time left and no proof (an engine that stepped aside, a search that gave
 /// up): list scheduling improves the best schedule until the deadline, so
 /// the time is never returned unused.

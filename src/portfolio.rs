@@ -197,36 +197,42 @@ impl Portfolio {
             &mut inc,
             format!(
                 "{nodes} nodes: SAT engine on {:.1} s (one thread; where no model comes within \
-                 {:.1} s or a probe below the top runs out, the tabu search on core orders, then \
-                 SAT again; it gives up at half of its time when no probe has been answered)",
+                 {:.1} s or a probe below the top runs out, the tabu search on core orders or \
+                 the large-neighbourhood search, then SAT again)",
                 sat_deadline.remaining().as_secs_f64(),
                 first_answer_time(&sat_deadline).as_secs_f64(),
             ),
         );
         // Rounds: SAT from the best schedule, handing back where models come
         // slowly (none answered within a short first share, or a probe below
-        // the top undecided): there the incumbent is what is weak, and the
-        // tabu search on core orders with a longer effort gets a turn (ft20:
-        // SAT found nothing below 1178 in 30 s, the tabu search 1165, optimal,
-        // in half a second; orb01: SAT took 22.8 s for 1060). Then SAT again
-        // from its schedule; once the tabu search finds nothing better, SAT
-        // keeps the rest of the time (it gives up only with no probe answered
-        // at half of it).
+        // the top undecided): there the incumbent is what is weak, and an
+        // improver gets a turn, then SAT again from its schedule. Once the
+        // improver finds nothing better, SAT keeps the rest of the time.
         //
-        // Without memory demands core orders decide the schedule, and a
-        // schedule the tabu search cannot improve is often optimal: the last
-        // round keeps all its time for the proof (orb01: 1058 refuted in
-        // 14-26 s). With memory, list scheduling (which knows the hold rule)
-        // gets what a round with no answer at half its time leaves.
+        // Without memory demands core orders decide the schedule: the
+        // improver is the tabu search on core orders with a longer effort
+        // (ft20: SAT found nothing below 1178 in 30 s, the tabu search 1165,
+        // optimal, in half a second; orb01: SAT took 22.8 s for 1060), and a
+        // schedule it cannot improve is often optimal: the last round keeps
+        // all its time for the proof (orb01: 1058 refuted in 14-26 s).
+        //
+        // With memory the tabu search's moves ignore the hold rule; the
+        // improver is the SAT engine's own large-neighbourhood search (a few
+        // ops' tilings and orders freed at a time, sat/lns.rs; hard-o12-s4:
+        // 131 -> 116 where the full search found no model below 131). The
+        // last round gives up at half its time with no probe answered, and
+        // list scheduling (which knows the hold rule) gets the rest.
         let sat_ctx = ctx.with_deadline(sat_deadline.clone());
         let orders_decide = !inst.demands_memory();
         let mut r = inc;
-        // With memory the tabu search keeps only the legal schedules it
-        // walks past (its moves ignore the hold rule) and rarely gets a turn
-        // worth the SAT work it interrupts: there SAT runs one round.
-        let mut tabu_helps = orders_decide;
+        if !orders_decide {
+            // The full encoding's first models come slowly where memory is
+            // tight: neighbourhoods first, so that its descent starts low.
+            r = crate::engine::neighbourhood_search(&sat_ctx, r, LNS_FIRST_SHARE);
+        }
+        let mut improver_helps = true;
         loop {
-            let first_answer_share = if tabu_helps {
+            let first_answer_share = if orders_decide && improver_helps {
                 Some(
                     first_answer_time(&sat_deadline).as_secs_f64()
                         / sat_deadline.remaining().as_secs_f64().max(1e-9),
@@ -238,7 +244,7 @@ impl Portfolio {
             };
             let round = SatEngine {
                 first_answer_share,
-                hand_back_when_stuck: tabu_helps,
+                hand_back_when_stuck: improver_helps,
                 no_bound_probes: orders_decide,
             };
             let seen = r.notes.len();
@@ -246,12 +252,16 @@ impl Portfolio {
             let handed_back = r.notes[seen.min(r.notes.len())..]
                 .iter()
                 .any(|n| n.kind == NoteKind::GaveUp);
-            if !tabu_helps || !handed_back || r.status.is_settled() || sat_deadline.expired() {
+            if !improver_helps || !handed_back || r.status.is_settled() || sat_deadline.expired() {
                 break;
             }
             let before = r.makespan;
-            r = crate::engine::sequence_search(&sat_ctx, r, crate::local::Effort::LONG);
-            tabu_helps = r.makespan < before;
+            r = if orders_decide {
+                crate::engine::sequence_search(&sat_ctx, r, crate::local::Effort::LONG)
+            } else {
+                crate::engine::neighbourhood_search(&sat_ctx, r, LNS_SHARE)
+            };
+            improver_helps = r.makespan < before;
             if r.status.is_settled() {
                 break;
             }
@@ -274,6 +284,12 @@ impl Portfolio {
         r
     }
 }
+
+/// The large-neighbourhood search's share of the SAT engine's time left, per
+/// turn (it stops earlier when neighbourhoods stop paying).
+const LNS_SHARE: f64 = 0.4;
+/// Its share before the first SAT round, where memory binds.
+const LNS_FIRST_SHARE: f64 = 0.15;
 
 /// The SAT engine's first round in the portfolio: a first answer within
 /// this, else the tabu search gets its turn (2 % of the time, 1 s at least,

@@ -365,6 +365,10 @@ pub struct Encoder<'m, 'a> {
     /// may spend shaving; `None` under `--certify` (certified CNFs hold the
     /// encoding's own clauses only).
     windows: Option<(super::windows::WindowNet, std::time::Duration)>,
+    /// Every pair order literal: `(u, v, o)` with `o` "u ends before v
+    /// starts" when both are selected (one-core types, memory pairs); the
+    /// large-neighbourhood search assumes them (sat/lns.rs).
+    pub pairs: Vec<(u32, u32, Lit)>,
 }
 
 /// Estimated bytes of the encoding for `tmax` over `pts` (`bytes_for` of the
@@ -489,6 +493,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
             building: true,
             last_unsat: None,
             windows: None,
+            pairs: Vec::new(),
         };
         e.check_limits();
         e.build();
@@ -867,7 +872,9 @@ impl<'m, 'a> Encoder<'m, 'a> {
                     } else if xv.hi + pv <= xu.lo {
                         L::F
                     } else {
-                        let o = L::Lit(self.new_var());
+                        let lit = self.new_var();
+                        self.pairs.push((u, v, lit));
+                        let o = L::Lit(lit);
                         let (su, sv) = (self.node_sel(u), self.node_sel(v));
                         // o: u before v; not o: v before u.
                         self.le_imp(xv, xu, pu, &[!o, !su, !sv]);
@@ -1054,7 +1061,9 @@ impl<'m, 'a> Encoder<'m, 'a> {
                 m.nodes[u as usize].dur as i64,
                 m.nodes[v as usize].dur as i64,
             );
-            let o = L::Lit(self.new_var());
+            let lit = self.new_var();
+            self.pairs.push((u, v, lit));
+            let o = L::Lit(lit);
             let (su, sv) = (self.node_sel(u), self.node_sel(v));
             self.le_imp(xv, xu, pu, &[!o, !su, !sv]);
             self.le_imp(xu, xv, pv, &[o, !su, !sv]);

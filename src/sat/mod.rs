@@ -6,6 +6,7 @@
 
 pub mod certify;
 pub mod encode;
+pub mod lns;
 pub mod model;
 pub mod windows;
 
