@@ -193,16 +193,6 @@ impl Portfolio {
         } else {
             deadline.share(0.5)
         };
-        note(
-            &mut inc,
-            format!(
-                "{nodes} nodes: SAT engine on {:.1} s (one thread; where no model comes within \
-                 {:.1} s or a probe below the top runs out, the tabu search on core orders or \
-                 the large-neighbourhood search, then SAT again)",
-                sat_deadline.remaining().as_secs_f64(),
-                first_answer_time(&sat_deadline).as_secs_f64(),
-            ),
-        );
         // Rounds: SAT from the best schedule, handing back where models come
         // slowly (none answered within a short first share, or a probe below
         // the top undecided): there the incumbent is what is weak, and an
@@ -224,6 +214,25 @@ impl Portfolio {
         // list scheduling (which knows the hold rule) gets the rest.
         let sat_ctx = ctx.with_deadline(sat_deadline.clone());
         let orders_decide = !inst.demands_memory();
+        let plan = if orders_decide {
+            format!(
+                "where no model comes within {:.1} s or a probe below the top runs out, the \
+                 tabu search on core orders, then SAT again",
+                first_answer_time(&sat_deadline).as_secs_f64()
+            )
+        } else {
+            "the large-neighbourhood search first; where a probe below the top runs out, \
+             the large-neighbourhood search again, then SAT again; no probe answered at half \
+             the time: list scheduling"
+                .to_string()
+        };
+        note(
+            &mut inc,
+            format!(
+                "{nodes} nodes: SAT engine on {:.1} s (one thread; {plan})",
+                sat_deadline.remaining().as_secs_f64(),
+            ),
+        );
         let mut r = inc;
         if !orders_decide {
             // The full encoding's first models come slowly where memory is
