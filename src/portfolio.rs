@@ -209,9 +209,11 @@ impl Portfolio {
         // With memory the tabu search's moves ignore the hold rule; the
         // improver is the SAT engine's own large-neighbourhood search (a few
         // ops' tilings and orders freed at a time, sat/lns.rs; hard-o12-s4:
-        // 131 -> 116 where the full search found no model below 131). The
-        // last round gives up at half its time with no probe answered, and
-        // list scheduling (which knows the hold rule) gets the rest.
+        // 131 -> 116-129 where the full search found no model below 131). It
+        // runs first, on a share of the time; then one SAT round, which gives
+        // up at half its time with no probe answered; then the search again
+        // on the rest, and list scheduling (which knows the hold rule) on
+        // whatever it leaves.
         let sat_ctx = ctx.with_deadline(sat_deadline.clone());
         let orders_decide = !inst.demands_memory();
         let plan = if orders_decide {
@@ -221,9 +223,8 @@ impl Portfolio {
                 first_answer_time(&sat_deadline).as_secs_f64()
             )
         } else {
-            "the large-neighbourhood search first; where a probe below the top runs out, \
-             the large-neighbourhood search again, then SAT again; no probe answered at half \
-             the time: list scheduling"
+            "the large-neighbourhood search first; no probe answered at half the time: the \
+             large-neighbourhood search again"
                 .to_string()
         };
         note(
@@ -253,7 +254,7 @@ impl Portfolio {
             };
             let round = SatEngine {
                 first_answer_share,
-                hand_back_when_stuck: improver_helps,
+                hand_back_when_stuck: orders_decide && improver_helps,
                 no_bound_probes: orders_decide,
             };
             let seen = r.notes.len();
@@ -261,15 +262,21 @@ impl Portfolio {
             let handed_back = r.notes[seen.min(r.notes.len())..]
                 .iter()
                 .any(|n| n.kind == NoteKind::GaveUp);
+            if !orders_decide {
+                // With memory the descent keeps going where it gets stuck
+                // (descending by one unit: its proofs come that way), and a
+                // search that gave up with no probe answered at half its
+                // time hands the rest to the neighbourhood search.
+                if handed_back && !r.status.is_settled() && !sat_deadline.expired() {
+                    r = crate::engine::neighbourhood_search(&sat_ctx, r, 1.0);
+                }
+                break;
+            }
             if !improver_helps || !handed_back || r.status.is_settled() || sat_deadline.expired() {
                 break;
             }
             let before = r.makespan;
-            r = if orders_decide {
-                crate::engine::sequence_search(&sat_ctx, r, crate::local::Effort::LONG)
-            } else {
-                crate::engine::neighbourhood_search(&sat_ctx, r, LNS_SHARE)
-            };
+            r = crate::engine::sequence_search(&sat_ctx, r, crate::local::Effort::LONG);
             improver_helps = r.makespan < before;
             if r.status.is_settled() {
                 break;
@@ -294,10 +301,9 @@ impl Portfolio {
     }
 }
 
-/// The large-neighbourhood search's share of the SAT engine's time left, per
-/// turn (it stops earlier when neighbourhoods stop paying).
-const LNS_SHARE: f64 = 0.4;
-/// Its share before the first SAT round, where memory binds.
+/// The large-neighbourhood search's share of the SAT engine's time before
+/// the SAT round, where memory binds (it stops earlier when neighbourhoods
+/// stop paying).
 const LNS_FIRST_SHARE: f64 = 0.15;
 
 /// The SAT engine's first round in the portfolio: a first answer within
