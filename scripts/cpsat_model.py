@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""CP-SAT (OR-Tools) model of tmin's problem, for side-by-side benchmarks only.
+
+This is a peer to measure tmin against (scripts/bench-cpsat), never a part of tmin:
+it needs `ortools` from PyPI, which the benchmark script installs into a venv.
+
+Usage: cpsat_model.py INSTANCE --time-limit S [--workers 1] [--out SCHEDULE]
+Prints one JSON line: status (optimal|feasible|infeasible|unknown), makespan,
+lower_bound, seconds, and writes the best schedule (problem.md section 5) to --out,
+so that `tmin check` can validate it.
+
+The model (problem.md sections 2-4), with y[o,k] "op o uses tiling k":
+- each node of a candidate tiling is an interval [s, s + p) present iff y[o,k];
+- intra-tiling edges: s_w >= s_u + p_u if y; op edges through op-level variables
+  F_a >= end of every selected sink of a, G_b <= start of every selected source
+  of b, F_a <= G_b (an empty tiling constrains nothing, problem.md section 6);
+- cores: per core type a cumulative of capacity CoreNum (unit demands on identical
+  cores: interval colouring turns any such profile into core ids);
+- memory: node x with d(x,m) > 0 holds d over [s_x, R_x) with R_x >= end(x) and
+  R_x >= start of each selected direct successor that demands m (cross-op: through
+  S[b,m] >= start of each selected source of b demanding m). Only lower bounds on
+  R are stated: a larger R only holds memory longer, so any solution stays legal
+  with R at its least value, the rule's R, and optima agree.
+"""
+import argparse
+import ast
+import heapq
+import json
+import re
+import sys
+import time
+
+from ortools.sat.python import cp_model
+
+CALL = re.compile(r"^\s*(\w+)\s*\((.*)\)\s*$", re.S)
+
+
+def parse(path):
+    soc, lib, graph = None, {}, None
+    for line in open(path):
+        if not line.strip():
+            continue
+        m = CALL.match(line)
+        if not m:
+            raise SystemExit(f"{path}: cannot read line: {line[:80]!r}")
+        name, args = m.group(1), ast.literal_eval("[" + m.group(2) + "]")
+        if name == "SetSocInfo":
+            soc = ({c: n for c, n in args[0]}, {t: s for t, s in args[1]})
+        elif name == "AddOpInfo":
+            op_type, shape, tiling, edges, nodes, mems = args
+            lib.setdefault((op_type, shape), []).append((tiling, edges, nodes, mems))
+        elif name == "GetInferenceScheResult":
+            graph = args
+    return soc, lib, graph
+
+
+class Tiling:
+    def __init__(self, tid, edges, nodes, mems, cores, mem_size):
+        self.id = tid
+        self.nodes = [n for n, _, _ in nodes]
+        self.core = {n: c for n, c, _ in nodes}
+        self.p = {n: t for n, _, t in nodes}
+        self.edges = [(a, b) for a, b in edges]
+        self.dem = {}
+        for n, t, d in mems:
+            if d > 0:
+                self.dem.setdefault(n, {}).setdefault(t, 0)
+                self.dem[n][t] += d
+        has_pred = {b for _, b in self.edges}
+        has_succ = {a for a, _ in self.edges}
+        self.sources = [n for n in self.nodes if n not in has_pred]
+        self.sinks = [n for n in self.nodes if n not in has_succ]
+        self.usable = all(cores.get(self.core[n], 0) > 0 for n in self.nodes) and all(
+            t in mem_size and d <= mem_size[t] for n in self.dem for t, d in self.dem[n].items()
+        )
+        self.total = sum(self.p.values())
+
+
+def build(soc, lib, graph):
+    cores, mem = soc
+    op_edges, ops = graph
+    m = cp_model.CpModel()
+    tilings = {}
+    for oid, ot, sh in ops:
+        cands = [Tiling(*e, cores, mem) for e in lib.get((ot, sh), [])]
+        cands = [t for t in cands if t.usable]
+        if not cands:
+            return None
+        tilings[oid] = cands
+    horizon = sum(max(t.total for t in ts) for ts in tilings.values())
+    y, s, iv = {}, {}, {}
+    by_core = {}
+    mk = m.NewIntVar(0, horizon, "mk")
+    holds = {}  # mem type -> [(start, R, demand, presence)]
+    R = {}
+    for oid, ts in tilings.items():
+        lits = []
+        for t in ts:
+            lit = m.NewBoolVar(f"y{oid}_{t.id}")
+            y[oid, t.id] = lit
+            lits.append(lit)
+            for n in t.nodes:
+                p = t.p[n]
+                sv = m.NewIntVar(0, horizon, "")
+                s[oid, t.id, n] = sv
+                itv = m.NewOptionalFixedSizeIntervalVar(sv, p, lit, "")
+                iv[oid, t.id, n] = itv
+                if p > 0:
+                    by_core.setdefault(t.core[n], []).append(itv)
+                m.Add(mk >= sv + p).OnlyEnforceIf(lit)
+                for mt, d in t.dem.get(n, {}).items():
+                    r = m.NewIntVar(0, horizon, "")
+                    R[oid, t.id, n, mt] = r
+                    m.Add(r >= sv + p)
+                    size = m.NewIntVar(0, horizon, "")
+                    h = m.NewOptionalIntervalVar(sv, size, r, lit, "")
+                    holds.setdefault(mt, []).append((h, d))
+            for a, b in t.edges:
+                m.Add(s[oid, t.id, b] >= s[oid, t.id, a] + t.p[a]).OnlyEnforceIf(lit)
+                for mt in t.dem.get(a, {}):
+                    if mt in t.dem.get(b, {}):
+                        m.Add(R[oid, t.id, a, mt] >= s[oid, t.id, b]).OnlyEnforceIf(lit)
+        m.AddExactlyOne(lits)
+    F, G, S = {}, {}, {}
+    for a, b in op_edges:
+        if a not in F:
+            F[a] = m.NewIntVar(0, horizon, "")
+            for t in tilings[a]:
+                for x in t.sinks:
+                    m.Add(F[a] >= s[a, t.id, x] + t.p[x]).OnlyEnforceIf(y[a, t.id])
+        if b not in G:
+            G[b] = m.NewIntVar(0, horizon, "")
+            for t in tilings[b]:
+                for z in t.sources:
+                    m.Add(G[b] <= s[b, t.id, z]).OnlyEnforceIf(y[b, t.id])
+        m.Add(F[a] <= G[b])
+        for t in tilings[a]:
+            for x in t.sinks:
+                for mt in t.dem.get(x, {}):
+                    if (b, mt) not in S:
+                        S[b, mt] = m.NewIntVar(0, horizon, "")
+                        for u in tilings[b]:
+                            for z in u.sources:
+                                if mt in u.dem.get(z, {}):
+                                    m.Add(S[b, mt] >= s[b, u.id, z]).OnlyEnforceIf(y[b, u.id])
+                    m.Add(R[a, t.id, x, mt] >= S[b, mt]).OnlyEnforceIf(y[a, t.id])
+    for c, ivs in by_core.items():
+        if cores[c] == 1:
+            m.AddNoOverlap(ivs)
+        else:
+            m.AddCumulative(ivs, [1] * len(ivs), cores[c])
+    for mt, hs in holds.items():
+        m.AddCumulative([h for h, _ in hs], [d for _, d in hs], mem[mt])
+    m.Minimize(mk)
+    return m, tilings, y, s, mk
+
+
+def schedule_rows(solver, tilings, y, s, cores):
+    rows, runs = [], {}
+    for oid, ts in tilings.items():
+        t = next(t for t in ts if solver.Value(y[oid, t.id]))
+        for n in t.nodes:
+            st = solver.Value(s[oid, t.id, n])
+            rows.append([oid, t.id, n, st, 0])
+            if t.p[n] > 0:
+                runs.setdefault(t.core[n], []).append((st, st + t.p[n], len(rows) - 1))
+    for c, rs in runs.items():
+        free = list(range(cores[c]))
+        busy = []  # (end, core)
+        for st, en, i in sorted(rs):
+            while busy and busy[0][0] <= st:
+                heapq.heappush(free, heapq.heappop(busy)[1])
+            core = heapq.heappop(free)
+            rows[i][4] = core
+            heapq.heappush(busy, (en, core))
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("instance")
+    ap.add_argument("--time-limit", type=float, default=60)
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--out")
+    a = ap.parse_args()
+    t0 = time.time()
+    soc, lib, graph = parse(a.instance)
+    built = build(soc, lib, graph)
+    if built is None:
+        print(json.dumps(dict(status="infeasible", makespan=None, lower_bound=None, seconds=time.time() - t0)))
+        return
+    m, tilings, y, s, mk = built
+    solver = cp_model.CpSolver()
+    solver.parameters.max_time_in_seconds = max(0.1, a.time_limit - (time.time() - t0))
+    solver.parameters.num_workers = a.workers
+    st = solver.Solve(m)
+    name = {cp_model.OPTIMAL: "optimal", cp_model.FEASIBLE: "feasible", cp_model.INFEASIBLE: "infeasible"}.get(
+        st, "unknown"
+    )
+    out = dict(status=name, makespan=None, lower_bound=None, seconds=round(time.time() - t0, 3))
+    if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        out["makespan"] = int(solver.ObjectiveValue())
+        out["lower_bound"] = int(round(solver.BestObjectiveBound()))
+        if a.out:
+            rows = schedule_rows(solver, tilings, y, s, soc[0])
+            with open(a.out, "w") as f:
+                f.write(json.dumps(rows, separators=(",", ":")) + "\n")
+    elif st == cp_model.UNKNOWN:
+        out["lower_bound"] = int(round(solver.BestObjectiveBound()))
+    print(json.dumps(out))
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
