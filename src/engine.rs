@@ -114,14 +114,7 @@ pub fn solve(engine: &dyn Engine, inst: &Instance, opts: &SolveOptions) -> Solve
 /// bounds they can) and where the incumbent step computes it
 /// (`window_bound`, capped by the incumbent's makespan).
 pub fn strengthen(inst: &Instance, bounds: &mut Bounds, deadline: &Deadline, windows: bool) {
-    let share = deadline.share(0.1);
-    let share = Deadline {
-        end: share.end.min(crate::solve::instant_after(
-            Instant::now(),
-            Duration::from_secs(2),
-        )),
-        ..share
-    };
+    let share = deadline.share(0.1).capped(Duration::from_secs(2));
     if let Some(b) = crate::milp::aggregate::bound(inst, bounds, &share) {
         bounds.add(b);
     }
@@ -130,13 +123,7 @@ pub fn strengthen(inst: &Instance, bounds: &mut Bounds, deadline: &Deadline, win
     }
     // The window net's cheap levels (propagation, a round or two of
     // shaving); exact engines escalate it themselves where probes are hard.
-    let quick = Deadline {
-        end: share.end.min(crate::solve::instant_after(
-            Instant::now(),
-            WINDOW_BOUND_QUICK,
-        )),
-        ..share
-    };
+    let quick = share.capped(WINDOW_BOUND_QUICK);
     if let Some(b) = crate::sat::windows::bound(inst, bounds.best.value, None, &quick) {
         bounds.add(b);
     }
@@ -226,14 +213,7 @@ fn window_bound(ctx: &Context, mut r: SolveResult) -> SolveResult {
         return r;
     }
     let t = Instant::now();
-    let quick = Deadline {
-        end: ctx
-            .deadline
-            .share(0.1)
-            .end
-            .min(crate::solve::instant_after(t, WINDOW_BOUND_QUICK)),
-        ..ctx.deadline.clone()
-    };
+    let quick = ctx.deadline.share(0.1).capped(WINDOW_BOUND_QUICK);
     let lo = r.lower_bound.max(ctx.bounds.best.value);
     if let Some(b) = crate::sat::windows::bound(ctx.inst, lo, r.makespan, &quick) {
         log::info!(
@@ -268,21 +248,33 @@ pub fn sequence_search(ctx: &Context, r: SolveResult, effort: Effort) -> SolveRe
     else {
         return r;
     };
+    let before = r.makespan;
+    let mut r = with_improvement(ctx, r, better, "tabu search");
+    if r.makespan < before {
+        r.note(format!(
+            "core orders by tabu search: makespan {} -> {} in {:.2} s",
+            before.unwrap_or(0),
+            r.makespan.unwrap_or(0),
+            t.elapsed().as_secs_f64()
+        ));
+    }
+    r
+}
+
+/// `r` with an improver's schedule, validated (`SolveResult::found`) and
+/// merged with the incumbent's bound and notes; a schedule the validator
+/// rejects is an internal error of `what`, never output.
+fn with_improvement(
+    ctx: &Context,
+    mut r: SolveResult,
+    better: crate::schedule::Schedule,
+    what: &str,
+) -> SolveResult {
     let (lb, src) = (r.lower_bound, r.bound_source.clone());
     match SolveResult::found(ctx.inst, better, lb, &src, &r.engine) {
-        Ok(mut more) => {
-            let before = r.makespan;
-            more.note(format!(
-                "core orders by tabu search: makespan {} -> {} in {:.2} s",
-                before.unwrap_or(0),
-                more.makespan.unwrap_or(0),
-                t.elapsed().as_secs_f64()
-            ));
-            crate::portfolio::merge(r, more)
-        }
+        Ok(more) => crate::portfolio::merge(r, more),
         Err(e) => {
-            let mut r = r;
-            r.internal(format!("tabu search: {}", e.message));
+            r.internal(format!("{what}: {}", e.message));
             r
         }
     }
@@ -310,14 +302,10 @@ pub fn neighbourhood_search(ctx: &Context, r: SolveResult, share: f64) -> SolveR
         crate::sat::budget_bytes(ctx.opts.memory_limit_mib),
     );
     let before = r.makespan;
-    let mut r = r;
-    if let Some(better) = better {
-        let (lb, src) = (r.lower_bound, r.bound_source.clone());
-        match SolveResult::found(ctx.inst, better, lb, &src, &r.engine) {
-            Ok(more) => r = crate::portfolio::merge(r, more),
-            Err(e) => r.internal(format!("neighbourhood search: {}", e.message)),
-        }
-    }
+    let mut r = match better {
+        Some(better) => with_improvement(ctx, r, better, "neighbourhood search"),
+        None => r,
+    };
     r.note(format!(
         "large-neighbourhood search: makespan {} -> {} in {:.2} s ({} neighbourhoods improved, \
          {} exhausted, {} out of time; up to {} ops freed)",

@@ -181,6 +181,13 @@ impl Deadline {
     pub fn at_share(&self, frac: f64) -> Instant {
         self.share(frac).end
     }
+    /// The same deadline, ending at most `d` from now.
+    pub fn capped(&self, d: Duration) -> Deadline {
+        Deadline {
+            end: self.end.min(instant_after(Instant::now(), d)),
+            ..self.clone()
+        }
+    }
 }
 
 /// Why an exact engine handed its incumbent back before its search was done
@@ -271,8 +278,10 @@ pub enum NoteKind {
     /// `--certify`: whether the reported bound (or the infeasibility) rests
     /// on certificates written for it.
     Certificate { certified: bool },
-    /// An exact search gave up early: no probe answered by the time it was
-    /// given for a first answer (the portfolio then tries other means).
+    /// An exact search handed its time back early: no probe answered by the
+    /// time it was given for a first answer, or (when asked to) a probe
+    /// below the top ran out of its share; the portfolio then tries other
+    /// means.
     GaveUp,
     /// An engine bug (also in `SolveResult::internal_error`).
     Internal,
