@@ -134,7 +134,10 @@ impl Seqs {
     }
 
     /// Heads (earliest starts) in a topological order of edges plus
-    /// sequences; `None` on a cycle. Tails too when `tails`.
+    /// sequences; `None` on a cycle. Tails too when `tails`. Kahn's order
+    /// is built here with the heads rather than by `dag::kahn`: a node's
+    /// core successor is not in the successor lists, and this runs once per
+    /// move evaluated.
     fn evaluate(&mut self, tails: bool) -> Option<u64> {
         let n = self.dur.len();
         let mut indeg = std::mem::take(&mut self.left);

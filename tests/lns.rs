@@ -4,19 +4,13 @@
 //! concern neighbourhoods, never the instance); on a memory-tight instance
 //! where list scheduling stalls, it improves.
 
+mod common;
+use common::{legal_makespan, memory_tight};
 use std::time::Duration;
 
-use tmin::generate::{GenConfig, generate};
-use tmin::graph::NodeGraph;
 use tmin::instance::Instance;
-use tmin::schedule::{Schedule, check};
+use tmin::schedule::Schedule;
 use tmin::solve::{Deadline, SolveOptions, Status};
-
-fn makespan(inst: &Instance, s: &Schedule) -> u128 {
-    let g = NodeGraph::new(inst, s.choice.clone()).unwrap();
-    assert!(check(&g, s, 5).is_empty(), "an illegal schedule");
-    s.makespan(&g)
-}
 
 fn list(inst: &Instance, ms: u64) -> Schedule {
     let opts = SolveOptions {
@@ -32,21 +26,6 @@ fn lns(inst: &Instance, s: &Schedule, lo: u64, secs: f64) -> Option<Schedule> {
     let deadline = Deadline::after(Duration::from_secs_f64(secs));
     let budget = tmin::sat::budget_bytes(tmin::solve::DEFAULT_MEMORY_LIMIT_MIB);
     tmin::sat::lns::improve(inst, s, lo, &deadline, 1, budget).0
-}
-
-fn memory_tight(seed: u64, ops: u32, nodes: (u32, u32)) -> Instance {
-    let cfg = GenConfig {
-        seed,
-        ops,
-        nodes_min: nodes.0,
-        nodes_max: nodes.1,
-        tilings: 3,
-        cores: vec![1, 2, 1],
-        tightness: 1.0,
-        density: 0.5,
-        ..GenConfig::default()
-    };
-    generate(&cfg).unwrap().instance
 }
 
 /// Small memory-tight instances whose optimum the SAT engine proves: the
@@ -70,9 +49,9 @@ fn never_below_a_proven_optimum_and_always_legal() {
         proven += 1;
         let opt = exact.makespan.unwrap();
         let s = list(&inst, 1);
-        let before = makespan(&inst, &s);
+        let before = legal_makespan(&inst, &s);
         if let Some(better) = lns(&inst, &s, 0, 0.5) {
-            let after = makespan(&inst, &better);
+            let after = legal_makespan(&inst, &better);
             assert!(after < before, "seed {seed}: {before} -> {after}");
             assert!(after >= opt, "seed {seed}: {after} below the optimum {opt}");
             improved += 1;
@@ -90,10 +69,10 @@ fn never_below_a_proven_optimum_and_always_legal() {
 fn improves_where_list_scheduling_stalls() {
     let inst = memory_tight(4, 12, (4, 8));
     let s = list(&inst, 2000);
-    let before = makespan(&inst, &s);
+    let before = legal_makespan(&inst, &s);
     let lo = tmin::bounds::lower_bounds(&inst).best.value;
     let better = lns(&inst, &s, lo, 5.0).expect("an improvement");
-    let after = makespan(&inst, &better);
+    let after = legal_makespan(&inst, &better);
     assert!(after < before, "{before} -> {after}");
     assert!(after >= u128::from(lo));
 }

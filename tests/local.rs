@@ -4,13 +4,13 @@
 //! many jobs share a machine (ft20: 20 jobs on 5 machines), and on instances
 //! where memory binds it keeps only legal schedules.
 
+mod common;
+use common::{legal_makespan, memory_tight};
 use std::time::{Duration, Instant};
 
-use tmin::generate::{GenConfig, generate};
-use tmin::graph::NodeGraph;
 use tmin::instance::{Instance, parse_reader};
 use tmin::local::Effort;
-use tmin::schedule::{Schedule, check};
+use tmin::schedule::Schedule;
 use tmin::solve::SolveOptions;
 
 fn jsp(name: &str) -> Instance {
@@ -30,12 +30,6 @@ fn list_schedule(inst: &Instance) -> Schedule {
         .expect("a list schedule")
 }
 
-fn makespan(inst: &Instance, s: &Schedule) -> u128 {
-    let g = NodeGraph::new(inst, s.choice.clone()).unwrap();
-    assert!(check(&g, s, 5).is_empty(), "an illegal schedule");
-    s.makespan(&g)
-}
-
 #[test]
 fn repairs_the_orders_of_rectangular_job_shops() {
     for (name, opt) in [
@@ -46,11 +40,11 @@ fn repairs_the_orders_of_rectangular_job_shops() {
     ] {
         let inst = jsp(name);
         let s = list_schedule(&inst);
-        let before = makespan(&inst, &s);
+        let before = legal_makespan(&inst, &s);
         let until = Instant::now() + Duration::from_secs(3);
         match tmin::local::improve(&inst, &s, 0, until, 1, Effort::LONG) {
             Some(better) => {
-                let after = makespan(&inst, &better);
+                let after = legal_makespan(&inst, &better);
                 assert!(
                     after < before && after >= opt,
                     "{name}: {before} -> {after}"
@@ -74,7 +68,7 @@ fn repairs_the_orders_of_rectangular_job_shops() {
         Effort::LONG,
     )
     .expect("ft20 improves");
-    let (b, a) = (makespan(&inst, &s), makespan(&inst, &better));
+    let (b, a) = (legal_makespan(&inst, &s), legal_makespan(&inst, &better));
     assert!(a <= 1165 + (b - 1165) / 2, "ft20: {b} -> {a}");
 }
 
@@ -82,23 +76,12 @@ fn repairs_the_orders_of_rectangular_job_shops() {
 fn keeps_only_legal_schedules_where_memory_binds() {
     let mut improved = 0;
     for seed in 1..=12u64 {
-        let cfg = GenConfig {
-            seed,
-            ops: 12,
-            nodes_min: 4,
-            nodes_max: 8,
-            tilings: 3,
-            cores: vec![1, 2, 1],
-            tightness: 1.0,
-            density: 0.5,
-            ..GenConfig::default()
-        };
-        let inst = generate(&cfg).unwrap().instance;
+        let inst = memory_tight(seed, 12, (4, 8));
         let s = list_schedule(&inst);
-        let before = makespan(&inst, &s);
+        let before = legal_makespan(&inst, &s);
         let until = Instant::now() + Duration::from_millis(300);
         if let Some(better) = tmin::local::improve(&inst, &s, 0, until, seed, Effort::LONG) {
-            assert!(makespan(&inst, &better) < before, "seed {seed}");
+            assert!(legal_makespan(&inst, &better) < before, "seed {seed}");
             improved += 1;
         }
     }
@@ -118,6 +101,6 @@ fn block_insertions_reach_optima_the_swaps_miss() {
         let until = Instant::now() + Duration::from_secs(5);
         let better = tmin::local::improve(&inst, &s, opt as u64, until, 1, Effort::LONG)
             .expect("an improvement");
-        assert_eq!(makespan(&inst, &better), opt, "{name}");
+        assert_eq!(legal_makespan(&inst, &better), opt, "{name}");
     }
 }

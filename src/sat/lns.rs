@@ -1,6 +1,7 @@
 //! Large-neighbourhood search with the SAT engine as the exact sub-solver
-//! (models/sat.md §9). One encoding over every candidate tiling, asked again
-//! and again for a schedule shorter than the incumbent under *assumptions*
+//! (models/sat.md §9). One encoding (over every candidate tiling where that
+//! fits, see `improve`'s epochs), asked again and again for a schedule
+//! shorter than the incumbent under *assumptions*
 //! that keep most of the incumbent: the tiling of every op but a few freed
 //! ones, and the order of every pair of their nodes that share a one-core
 //! type or clash on memory. Start times all stay free (the fixed nodes keep
@@ -69,9 +70,9 @@ struct Incumbent {
 /// The search runs in epochs. An epoch's encoding offers every candidate
 /// tiling to a set of ops (all flexible ops when that fits the budget, else a
 /// random half, quarter, ... of them) and the incumbent's tiling to the rest;
-/// a new epoch (a new set, an encoding for the new incumbent's makespan)
-/// starts after `EPOCH_FRUITLESS` fruitless neighbourhoods in a row, when the
-/// set was not all of them, or after the makespan fell by a tenth (a smaller
+/// a new epoch (an encoding for the new incumbent's makespan, with a new
+/// random set when not all fit) starts after `EPOCH_FRUITLESS` fruitless
+/// neighbourhoods in a row, or after the makespan fell by a tenth (a smaller
 /// horizon, a smaller encoding).
 pub fn improve(
     inst: &Instance,
@@ -96,10 +97,14 @@ pub fn improve(
     let mut share = flexible.len();
     while !deadline.expired() && fruitless < GIVE_UP_AFTER {
         let offered: Vec<u32> = pick(&flexible, share, &mut rng);
+        let mut is_offered = vec![false; n_ops];
+        for &o in &offered {
+            is_offered[o as usize] = true;
+        }
         let cand: Vec<Vec<u32>> = (0..n_ops)
             .map(|o| {
                 let mine = best.choice[o];
-                let mut c = if offered.contains(&(o as u32)) {
+                let mut c = if is_offered[o] {
                     all[o].clone()
                 } else {
                     Vec::new()

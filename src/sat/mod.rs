@@ -393,10 +393,7 @@ impl Descent {
                 cx.time(t)
             );
         } else if let Some(w) = self.window_lo {
-            lb_source = format!(
-                "edge finding and shaving: no schedule with makespan <= {} (models/bounds.md §7)",
-                cx.time(w - 1)
-            );
+            lb_source = windows::refuted(cx.time(w - 1));
         } else if self.jumped {
             lb_source.push_str(points_note);
         }
@@ -412,6 +409,12 @@ impl Descent {
                 && !self.over_budget,
             tmax,
         }
+    }
+
+    /// Whether an undecided first top probe would start the bound probes:
+    /// not yet run, allowed by the policy, and the gap wide.
+    fn bound_phase_may_start(&self, cx: &Probing) -> bool {
+        self.bound_phase == BoundPhase::NotYet && cx.policy.bound_probes && wide(self.lo, self.hi)
     }
 
     /// The first probe that ran out of time: the window net's destructive
@@ -492,10 +495,7 @@ impl Descent {
                 if let Some(by) = cx.policy.first_answer_by {
                     end = end.min(by);
                 }
-                if self.bound_phase == BoundPhase::NotYet
-                    && cx.policy.bound_probes
-                    && wide(self.lo, self.hi)
-                {
+                if self.bound_phase_may_start(cx) {
                     end = end.min(self.first_share_end);
                 }
             }
@@ -640,9 +640,7 @@ impl Descent {
         }
         if !answered
             && t == self.hi
-            && self.bound_phase == BoundPhase::NotYet
-            && cx.policy.bound_probes
-            && wide(self.lo, self.hi)
+            && self.bound_phase_may_start(cx)
             && cx
                 .policy
                 .first_answer_by
@@ -771,9 +769,10 @@ fn list_without(
 /// With `policy.first_answer_by`, the search gives up at that instant when
 /// the solver has not answered a single probe yet (an encoding too hard to
 /// even start on: the caller has better uses for the time); the encoding's
-/// build stops then too. With `policy.hand_back_when_stuck` it also hands back when
-/// a probe below the top runs out of its share. The encoding stays within `memory_limit_mib` (MiB): over it, or at the
-/// deadline while it is built, the search hands the incumbent back with
+/// build stops then too. With `policy.hand_back_when_stuck` it also hands
+/// back when a probe below the top runs out of its share. The encoding stays
+/// within `memory_limit_mib` (MiB): over it, or at the deadline while it is
+/// built, the search hands the incumbent back with
 /// `SolveResult::stepped_aside` set.
 /// Bytes of the SAT model (before any clause) per candidate node, rounded
 /// up from the measured 947 MiB peak at 2x10^7 candidate nodes.
@@ -1146,14 +1145,6 @@ pub fn search_certified(
     if g > 1 {
         res.note(format!("time unit {g} (gcd of all durations)"));
     }
-    // The window net (not under --certify: certified CNFs hold the encoding
-    // alone): propagated windows under every probed makespan; its shaving
-    // and destructive bound once a probe runs out of time (`Descent::escalate`).
-    let wn = if certify.is_none() {
-        windows::WindowNet::new(&m)
-    } else {
-        None
-    };
     if incumbent.is_some() && tmax_wide < u128::from(lo) {
         // No multiple of g lies between the bound and the incumbent.
         raise_to(
@@ -1174,7 +1165,12 @@ pub fn search_certified(
     ) else {
         return res;
     };
-    if let Some(wn) = wn {
+    // The window net (not under --certify: certified CNFs hold the encoding
+    // alone): propagated windows under every probed makespan; its shaving
+    // and destructive bound once a probe runs out of time (`Descent::escalate`).
+    if certify.is_none()
+        && let Some(wn) = windows::WindowNet::new(&m)
+    {
         enc.use_windows(wn);
     }
     // The search ends early enough to free the encoding before the deadline

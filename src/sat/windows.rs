@@ -53,11 +53,13 @@ pub fn bound(inst: &Instance, lo: u64, below: Option<u128>, deadline: &Deadline)
     let b = wn.destructive_bound(lo as i64, hi as i64 - 1, deadline.end) as u64;
     (b > lo).then(|| Bound {
         value: b.saturating_mul(m.g),
-        source: format!(
-            "edge finding and shaving: no schedule with makespan <= {} (models/bounds.md §7)",
-            u128::from(b - 1) * u128::from(m.g)
-        ),
+        source: refuted(u128::from(b - 1) * u128::from(m.g)),
     })
+}
+
+/// The source of a bound the window net proved by refuting makespan `t`.
+pub fn refuted(t: u128) -> String {
+    format!("edge finding and shaving: no schedule with makespan <= {t} (models/bounds.md §7)")
 }
 
 /// Net tasks of more than this many nodes are not shaved (each shaving step

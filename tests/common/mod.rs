@@ -229,3 +229,31 @@ impl Tiny {
             .sum()
     }
 }
+
+/// `tmin gen --ops OPS --nodes A-B --tilings 3 --tightness 1 --cores 1,2,1
+/// --density 0.5 --seed SEED`: the memory-tight family of
+/// scripts/bench-memtight (its hard-oO-sS instances have nodes 4-8).
+pub fn memory_tight(seed: u64, ops: u32, nodes: (u32, u32)) -> tmin::instance::Instance {
+    let cfg = tmin::generate::GenConfig {
+        seed,
+        ops,
+        nodes_min: nodes.0,
+        nodes_max: nodes.1,
+        tilings: 3,
+        cores: vec![1, 2, 1],
+        tightness: 1.0,
+        density: 0.5,
+        ..tmin::generate::GenConfig::default()
+    };
+    tmin::generate::generate(&cfg).unwrap().instance
+}
+
+/// The makespan of `s`, asserting first that it passes the validator.
+pub fn legal_makespan(inst: &tmin::instance::Instance, s: &tmin::schedule::Schedule) -> u128 {
+    let g = tmin::graph::NodeGraph::new(inst, s.choice.clone()).unwrap();
+    assert!(
+        tmin::schedule::check(&g, s, 5).is_empty(),
+        "an illegal schedule"
+    );
+    s.makespan(&g)
+}
