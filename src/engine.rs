@@ -281,10 +281,14 @@ fn with_improvement(
 }
 
 /// The best schedule improved by the SAT engine's large-neighbourhood
-/// search (sat/lns.rs) on `share` of the time left; the result keeps its
+/// search on `share` of the time left: over one encoding with assumptions
+/// (sat/lns.rs) where the whole encoding fits, else over time windows with an
+/// encoding per neighbourhood (sat/lns_windows.rs); the result keeps its
 /// bound (the search's UNSAT answers concern neighbourhoods, not the
-/// instance).
-pub fn neighbourhood_search(ctx: &Context, r: SolveResult, share: f64) -> SolveResult {
+/// instance). `round` numbers the calls of one solve: each draws its
+/// neighbourhoods from a stream of its own, so that a second call from the
+/// same schedule does not repeat the first one's.
+pub fn neighbourhood_search(ctx: &Context, r: SolveResult, share: f64, round: u64) -> SolveResult {
     let Some(s) = r.schedule.as_ref() else {
         return r;
     };
@@ -293,22 +297,25 @@ pub fn neighbourhood_search(ctx: &Context, r: SolveResult, share: f64) -> SolveR
     }
     let t = Instant::now();
     let deadline = ctx.deadline.share(share);
-    let (better, stats) = crate::sat::lns::improve(
-        ctx.inst,
-        s,
-        r.lower_bound,
-        &deadline,
-        ctx.opts.seed,
-        crate::sat::budget_bytes(ctx.opts.memory_limit_mib),
-    );
+    let budget = crate::sat::budget_bytes(ctx.opts.memory_limit_mib);
+    // One encoding for every neighbourhood where it fits; else one small
+    // encoding per neighbourhood, over time windows.
+    let whole = crate::sat::lns::whole_fits(ctx.inst, s, budget);
+    let (kind, improve): (&str, crate::sat::lns::Improve) = if whole {
+        ("orders", crate::sat::lns::improve)
+    } else {
+        ("time windows", crate::sat::lns_windows::improve)
+    };
+    let seed = crate::rng::SplitMix64::stream(ctx.opts.seed, round).next_u64();
+    let (better, stats) = improve(ctx.inst, s, r.lower_bound, &deadline, seed, budget);
     let before = r.makespan;
     let mut r = match better {
         Some(better) => with_improvement(ctx, r, better, "neighbourhood search"),
         None => r,
     };
     r.note(format!(
-        "large-neighbourhood search: makespan {} -> {} in {:.2} s ({} neighbourhoods improved, \
-         {} exhausted, {} out of time; up to {} ops freed)",
+        "large-neighbourhood search ({kind}): makespan {} -> {} in {:.2} s ({} neighbourhoods \
+         improved, {} exhausted, {} out of time; up to {} ops freed)",
         before.unwrap_or(0),
         r.makespan.unwrap_or(0),
         t.elapsed().as_secs_f64(),

@@ -17,6 +17,21 @@ pub const EXACT_MAX_NODES: u64 = 5_000;
 /// Largest node graph for which the SAT engine gets all the remaining time.
 pub const SAT_ALL_NODES: u64 = 500;
 
+/// Largest node graph for which the time-window neighbourhood search
+/// (sat/lns_windows.rs) runs where the whole SAT encoding does not fit: on
+/// the 25-op memory-tight instances (160-190 nodes) it takes hard-o25-s2
+/// from 214 to 188 in 20 s; on the medium set (2.4k-3.7k nodes) it found
+/// nothing in 8 s, where list scheduling with that time took m7 from 2397
+/// to 2277 (2026-11-25).
+pub const WINDOW_LNS_NODES: u64 = 1_000;
+
+/// The time-window search's share of the time where it runs instead of the
+/// whole SAT encoding: it stops earlier when it stalls (sat/lns_windows.rs),
+/// and list scheduling gets the rest. At half the time it was still
+/// improving one unit every 0.1-0.4 s when stopped (hard-o25-s6: 229 -> 213),
+/// and list scheduling found nothing better in the other half.
+const WINDOW_LNS_SHARE: f64 = 0.8;
+
 /// The largest node count any tiling choice gives.
 pub fn max_nodes(inst: &Instance) -> u64 {
     (0..inst.graph.n_ops() as u32)
@@ -173,16 +188,28 @@ impl Portfolio {
             return side_by_side(ctx, &milp, inc);
         }
         if let Err(why) = crate::sat::fits(inst, inc.makespan, opts.memory_limit_mib) {
-            // Long horizons: the order encoding grows with time, the
-            // continuous-time MILP does not. It gets most of the time; list
-            // scheduling the rest.
-            let milp_deadline = deadline.share(0.6);
+            // Long horizons or large encodings: the neighbourhood search over
+            // time windows needs no whole encoding (each neighbourhood has a
+            // small one of its own) and gets most of the time; the
+            // continuous-time MILP, whose model does not grow with time, most
+            // of the rest; list scheduling what is left.
+            let windows = nodes <= WINDOW_LNS_NODES;
             let msg = format!(
-                "auto: {why}: MILP engine (its model chosen by horizon) on {:.1} s (one thread)",
-                milp_deadline.remaining().as_secs_f64()
+                "auto: {why}: {}the MILP engine (its model chosen by horizon; one thread)",
+                if windows {
+                    "the large-neighbourhood search (until it stalls, at most 80 % of the time), then "
+                } else {
+                    ""
+                }
             );
             inc.step_aside(why.why, msg);
-            return milp.search(&ctx.with_deadline(milp_deadline), inc);
+            let r = if windows {
+                crate::engine::neighbourhood_search(ctx, inc, WINDOW_LNS_SHARE, 0)
+            } else {
+                inc
+            };
+            let milp_deadline = deadline.share(0.6);
+            return milp.search(&ctx.with_deadline(milp_deadline), r);
         }
         // Up to SAT_ALL_NODES nodes the SAT engine gets all the remaining
         // time; beyond, half of it, and list scheduling the rest. A search
@@ -238,7 +265,7 @@ impl Portfolio {
         if !orders_decide {
             // The full encoding's first models come slowly where memory is
             // tight: neighbourhoods first, so that its descent starts low.
-            r = crate::engine::neighbourhood_search(&sat_ctx, r, LNS_FIRST_SHARE);
+            r = crate::engine::neighbourhood_search(&sat_ctx, r, LNS_FIRST_SHARE, 0);
         }
         let mut improver_helps = true;
         loop {
@@ -268,7 +295,7 @@ impl Portfolio {
                 // search that gave up with no probe answered at half its
                 // time hands the rest to the neighbourhood search.
                 if handed_back && !r.status.is_settled() && !sat_deadline.expired() {
-                    r = crate::engine::neighbourhood_search(&sat_ctx, r, 1.0);
+                    r = crate::engine::neighbourhood_search(&sat_ctx, r, 1.0, 1);
                 }
                 break;
             }
@@ -283,18 +310,29 @@ impl Portfolio {
             }
         }
         // SAT stepped aside (its encoding over the memory budget or beyond
-        // its horizon, or the deadline came while it was built): the MILP on
-        // a share of what is left, then list scheduling.
+        // its horizon, or the deadline came while it was built): as above,
+        // the time-window neighbourhoods, the MILP on a share of what is
+        // left, then list scheduling.
         if let Some(why) = r.stepped_aside.clone()
             && why != StepAside::DeadlineDuringEncoding
             && deadline.remaining() > Duration::from_millis(500)
         {
-            let milp_deadline = deadline.share(0.6);
-            let msg = format!(
-                "auto: SAT stepped aside ({why}): MILP engine on {:.1} s (one thread)",
-                milp_deadline.remaining().as_secs_f64()
+            let windows = nodes <= WINDOW_LNS_NODES;
+            r.note_as(
+                NoteKind::SteppedAside,
+                format!(
+                    "auto: SAT stepped aside ({why}): {}the MILP engine (one thread)",
+                    if windows {
+                        "the large-neighbourhood search (until it stalls, at most 80 % of the time left), then "
+                    } else {
+                        ""
+                    }
+                ),
             );
-            r.note_as(NoteKind::SteppedAside, msg);
+            if windows {
+                r = crate::engine::neighbourhood_search(ctx, r, WINDOW_LNS_SHARE, 2);
+            }
+            let milp_deadline = deadline.share(0.6);
             r = milp.search(&ctx.with_deadline(milp_deadline), r);
         }
         r

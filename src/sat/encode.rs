@@ -22,6 +22,11 @@ use varisat::{ExtendFormula, Lit, ProofFormat, Solver, Var};
 use super::model::Model;
 use crate::instance::TypeIdx;
 
+/// Largest set of holders whose memory cut forbids every common instant at
+/// once (`no_common_hold`: one literal per ordered pair); larger sets get
+/// a cut per instant.
+const GENERAL_CUT_MAX: usize = 3;
+
 /// Most clauses spent on redundant memory pairs.
 const MEMORY_PAIR_CLAUSES: usize = 2_000_000;
 
@@ -340,6 +345,8 @@ pub struct Encoder<'m, 'a> {
     mem_types: Vec<TypeIdx>,
     makespan_lits: HashMap<i64, L>,
     hold_lits: HashMap<(u32, TypeIdx, i64), Lit>,
+    /// `hold_ends_before` literals, per (x, y, memory type).
+    hold_before: HashMap<(u32, u32, TypeIdx), Lit>,
     /// True once the clauses alone are unsatisfiable (no assumptions needed).
     root_unsat: bool,
     pub stats: Stats,
@@ -409,20 +416,30 @@ pub fn estimate(m: &Model, tmax: u64, pts: &Points) -> u128 {
                 .max(1)
         }
     };
-    let all = pts.count(0, i64::try_from(tmax).unwrap_or(i64::MAX));
-    let tmax = all.saturating_sub(1);
+    let t = i64::try_from(tmax).unwrap_or(i64::MAX);
+    // Clauses of `le_imp` over an op's F or G: one per point of its window.
+    let points = |(lo, hi): (i64, i64)| if hi < lo { 1 } else { pts.count(lo, hi).max(1) };
     let mut total: u128 = 0;
     for v in 0..m.nodes.len() {
         let w = win(v);
         total += w; // order chain
         let succs = m.inst.library.succs(m.nodes[v].lib).len() as u128;
         total += succs * (w + 1);
-        if m.is_sink(v as u32) || m.is_source(v as u32) {
-            total += tmax + 1;
-        }
     }
     for op in 0..m.op_slots.len() as u32 {
-        total += m.op_succs(op).count() as u128 * (tmax + 1);
+        if !m.present(op) {
+            continue;
+        }
+        let ou = op as usize;
+        if m.op_succs(op).next().is_some() {
+            let sinks: usize = m.op_slots[ou].clone().map(|s| m.sinks(s).count()).sum();
+            total += (sinks as u128 + 1) * points(m.end_window(op, t));
+        }
+        if m.op_preds(op).next().is_some() {
+            let sources: usize = m.op_slots[ou].clone().map(|s| m.sources(s).count()).sum();
+            let preds = m.op_preds(op).count();
+            total += (sources + preds) as u128 * points(m.start_window(op, t));
+        }
     }
     // One-core types: pairs of nodes with overlapping windows.
     let cores = &m.inst.platform.cores;
@@ -482,6 +499,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
             mem_types: (0..n_mem).collect(),
             makespan_lits: HashMap::new(),
             hold_lits: HashMap::new(),
+            hold_before: HashMap::new(),
             root_unsat: false,
             stats: Stats::default(),
             broken: false,
@@ -788,12 +806,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
                 continue;
             }
             if m.op_succs(op).next().is_some() {
-                let lo = if m.can_be_empty[ou] {
-                    0
-                } else {
-                    (m.op_head[ou] + m.min_cp[ou]) as i64
-                };
-                let hi = tmax - m.op_tail[ou] as i64;
+                let (lo, hi) = m.end_window(op, tmax);
                 let f = self.new_int(lo, hi);
                 self.fend[ou] = Some(f);
                 for s in m.op_slots[ou].clone() {
@@ -806,16 +819,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
                 }
             }
             if m.op_preds(op).next().is_some() {
-                let hi = if m.can_be_empty[ou] {
-                    tmax
-                } else {
-                    tmax - (m.op_tail[ou] + m.min_cp[ou]) as i64
-                };
-                let lo = if m.can_be_empty[ou] {
-                    0
-                } else {
-                    m.op_head[ou] as i64
-                };
+                let (lo, hi) = m.start_window(op, tmax);
                 let gv = self.new_int(lo, hi);
                 self.gstart[ou] = Some(gv);
                 for s in m.op_slots[ou].clone() {
@@ -1449,6 +1453,16 @@ impl<'m, 'a> Encoder<'m, 'a> {
                     continue;
                 }
                 last_set = set.clone();
+                cuts += 1;
+                found += 1;
+                if set.len() <= GENERAL_CUT_MAX {
+                    // No instant at all may see every node of `set` hold.
+                    self.no_common_hold(&set, mt);
+                    if found >= 16 {
+                        break;
+                    }
+                    continue;
+                }
                 // Every instant of the common hold of `set` in this model is a violation.
                 let to = to.min(from + 32);
                 for u in from..to {
@@ -1458,8 +1472,6 @@ impl<'m, 'a> Encoder<'m, 'a> {
                     }
                     self.clause(&lits);
                 }
-                cuts += 1;
-                found += 1;
                 if found >= 16 {
                     break;
                 }
@@ -1490,6 +1502,51 @@ impl<'m, 'a> Encoder<'m, 'a> {
                 }
             }
         }
+    }
+
+    /// The cut "the nodes of `set` (whose demands of `mt` exceed its size
+    /// together) never all hold `mt` at one instant", for every instant at
+    /// once (models/sat.md §4.2): holds are intervals `[s, R)`, and intervals
+    /// with no common point have one that ends before another starts (the
+    /// earliest end is at most the latest start). So: some node of `set` is
+    /// not selected, or for some ordered pair `(a, b)` of it `R_a <= s_b`.
+    fn no_common_hold(&mut self, set: &[u32], mt: TypeIdx) {
+        let mut lits: Vec<L> = Vec::with_capacity(set.len() * set.len());
+        for &x in set {
+            let sx = self.node_sel(x);
+            if sx != L::T {
+                lits.push(!sx);
+            }
+        }
+        for &a in set {
+            for &b in set {
+                if a != b {
+                    let h = self.hold_ends_before(a, b, mt);
+                    lits.push(L::Lit(h));
+                }
+            }
+        }
+        self.clause(&lits);
+    }
+
+    /// A literal implying "x's hold of `mt` ends by y's start": `x` ends by
+    /// then, and so does every selected successor of `x` that demands `mt`
+    /// start (its release, problem.md §4.4). Created once per (x, y, mt).
+    fn hold_ends_before(&mut self, x: u32, y: u32, mt: TypeIdx) -> Lit {
+        if let Some(&h) = self.hold_before.get(&(x, y, mt)) {
+            return h;
+        }
+        let h = self.new_var();
+        let (xx, xy) = (self.start[x as usize], self.start[y as usize]);
+        let p = self.m.nodes[x as usize].dur as i64;
+        self.le_imp(xy, xx, p, &[L::Lit(!h)]);
+        let mut succ: Vec<(u32, L)> = Vec::new();
+        self.for_each_mem_succ(x, mt, |z, zs| succ.push((z, zs)));
+        for (z, zs) in succ {
+            self.le_imp(xy, self.start[z as usize], 0, &[L::Lit(!h), !zs]);
+        }
+        self.hold_before.insert((x, y, mt), h);
+        h
     }
 
     /// A literal implied by "node x holds memory type mt at instant t":

@@ -52,12 +52,36 @@ pub struct LnsStats {
     pub max_freed: usize,
 }
 
+/// The signature both neighbourhood searches share (`improve` here and in
+/// `lns_windows`): instance, incumbent, proven bound, deadline, seed, memory
+/// budget; a better schedule if one was found, and what the search did.
+pub type Improve =
+    fn(&Instance, &Schedule, u64, &Deadline, u64, u64) -> (Option<Schedule>, LnsStats);
+
+/// Whether one encoding over every candidate tiling, for makespans below
+/// `incumbent`'s, fits the search's budget: where it does not, each
+/// neighbourhood needs an encoding of its own (`lns_windows`).
+pub fn whole_fits(inst: &Instance, incumbent: &Schedule, budget: u64) -> bool {
+    let Ok(g) = NodeGraph::new(inst, incumbent.choice.clone()) else {
+        return false;
+    };
+    let all: Vec<Vec<u32>> = (0..inst.graph.n_ops() as u32)
+        .map(|o| candidates(inst, o))
+        .collect();
+    let m = Model::new(inst, &all);
+    let tmax = incumbent
+        .makespan(&g)
+        .div_ceil(u128::from(m.g))
+        .saturating_sub(1);
+    tmax <= u128::from(m.horizon) && plan(&m, tmax, budget.min(LNS_BUDGET)).is_ok()
+}
+
 /// The incumbent as the encoding sees it: each op's slot and each selected
 /// node's start.
-struct Incumbent {
-    slot_of_op: Vec<u32>,
+pub(super) struct Incumbent {
+    pub(super) slot_of_op: Vec<u32>,
     /// Per model node; meaningful for nodes of selected slots.
-    start: Vec<u64>,
+    pub(super) start: Vec<u64>,
     makespan: u128,
     schedule: Schedule,
 }
@@ -101,20 +125,7 @@ pub fn improve(
         for &o in &offered {
             is_offered[o as usize] = true;
         }
-        let cand: Vec<Vec<u32>> = (0..n_ops)
-            .map(|o| {
-                let mine = best.choice[o];
-                let mut c = if is_offered[o] {
-                    all[o].clone()
-                } else {
-                    Vec::new()
-                };
-                if !c.contains(&mine) {
-                    c.push(mine);
-                }
-                c
-            })
-            .collect();
+        let cand = offer(&all, &best, |o| is_offered[o]);
         let m = Model::new(inst, &cand);
         match epoch(
             &m, &best, lo, deadline, budget, &offered, &mut rng, &mut stats,
@@ -301,7 +312,7 @@ fn epoch(
 
 /// The incumbent in the model's terms; `None` if some op's tiling has no slot
 /// (cannot happen: the incumbent's tilings are candidates).
-fn incumbent_of(m: &Model, s: &Schedule) -> Option<Incumbent> {
+pub(super) fn incumbent_of(m: &Model, s: &Schedule) -> Option<Incumbent> {
     let g = NodeGraph::new(m.inst, s.choice.clone()).ok()?;
     let makespan = s.makespan(&g);
     let mut slot_of_op = Vec::with_capacity(s.choice.len());
@@ -359,14 +370,37 @@ fn assume(enc: &Encoder, inc: &Incumbent, freed: &[u32]) -> Vec<Lit> {
     out
 }
 
+/// Candidate tilings per op for a neighbourhood's model: every candidate
+/// (`all`) for the ops `offered`, the incumbent's own tiling for the rest.
+pub(super) fn offer(
+    all: &[Vec<u32>],
+    incumbent: &Schedule,
+    offered: impl Fn(usize) -> bool,
+) -> Vec<Vec<u32>> {
+    (0..all.len())
+        .map(|o| {
+            let mine = incumbent.choice[o];
+            let mut c = if offered(o) {
+                all[o].clone()
+            } else {
+                Vec::new()
+            };
+            if !c.contains(&mine) {
+                c.push(mine);
+            }
+            c
+        })
+        .collect()
+}
+
 /// The makespan of `s` if it passes the validator.
-fn validated(inst: &Instance, s: &Schedule) -> Option<u128> {
+pub(super) fn validated(inst: &Instance, s: &Schedule) -> Option<u128> {
     let g = NodeGraph::new(inst, s.choice.clone()).ok()?;
     check(&g, s, 1).is_empty().then(|| s.makespan(&g))
 }
 
 /// `k` distinct ops of `pool`, at random.
-fn pick(pool: &[u32], k: usize, rng: &mut SplitMix64) -> Vec<u32> {
+pub(super) fn pick(pool: &[u32], k: usize, rng: &mut SplitMix64) -> Vec<u32> {
     let k = k.min(pool.len());
     let mut p = pool.to_vec();
     for i in 0..k {

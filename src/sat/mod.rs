@@ -7,6 +7,7 @@
 pub mod certify;
 pub mod encode;
 pub mod lns;
+pub mod lns_windows;
 pub mod model;
 pub mod windows;
 

@@ -117,6 +117,70 @@ impl<'a> Model<'a> {
         m
     }
 
+    /// Narrows every node's start window to `win(v)` = `[lo, hi]` (scaled)
+    /// for an encoding of horizon `tmax`: heads and tails only grow, so the
+    /// encoding then holds the schedules whose starts lie inside both the old
+    /// and the new windows. A *neighbourhood*, not a relaxation: no answer
+    /// over a narrowed model says anything about the instance's bound.
+    pub fn narrow(&mut self, tmax: u64, win: impl Fn(u32) -> (u64, u64)) {
+        for v in 0..self.nodes.len() {
+            let (lo, hi) = win(v as u32);
+            let nd = &mut self.nodes[v];
+            nd.head = nd.head.max(lo);
+            // Start <= hi is end + tail' <= tmax with tail' = tmax - hi - dur;
+            // a window past the horizon leaves the tail as it was.
+            if let Some(t) = tmax.checked_sub(hi).and_then(|x| x.checked_sub(nd.dur)) {
+                nd.tail = nd.tail.max(t);
+            }
+        }
+    }
+
+    /// The window of `F` (an upper bound on the end of the op's sinks,
+    /// models/sat.md §3.4) for horizon `tmax`: from the op's head and least
+    /// critical path to the latest end any of its sinks may have. `F` can
+    /// always be the latest end of the selected sinks (or the low end, for
+    /// an empty tiling), which lies inside, so the cap loses no schedule; it
+    /// matters where windows were narrowed (`narrow`).
+    pub fn end_window(&self, op: u32, tmax: i64) -> (i64, i64) {
+        let ou = op as usize;
+        let lo = if self.can_be_empty[ou] {
+            0
+        } else {
+            (self.op_head[ou] + self.min_cp[ou]) as i64
+        };
+        let latest = self.op_slots[ou]
+            .clone()
+            .flat_map(|s| self.sinks(s))
+            .map(|x| tmax - self.nodes[x as usize].tail as i64)
+            .max()
+            .unwrap_or(lo);
+        (lo, (tmax - self.op_tail[ou] as i64).min(latest.max(lo)))
+    }
+
+    /// The window of `G` (a lower bound on the start of the op's sources,
+    /// at least every predecessor's `F`): up to the op's latest start, from
+    /// the earliest start any of its sources may have. `G` can always be the
+    /// earliest start of the selected sources (any value up to the top, for
+    /// an empty tiling: it bounds no node then).
+    pub fn start_window(&self, op: u32, tmax: i64) -> (i64, i64) {
+        let ou = op as usize;
+        let (lo, hi) = if self.can_be_empty[ou] {
+            (0, tmax)
+        } else {
+            (
+                self.op_head[ou] as i64,
+                tmax - (self.op_tail[ou] + self.min_cp[ou]) as i64,
+            )
+        };
+        let earliest = self.op_slots[ou]
+            .clone()
+            .flat_map(|s| self.sources(s))
+            .map(|y| self.nodes[y as usize].head as i64)
+            .min()
+            .unwrap_or(lo);
+        (lo.max(earliest.min(hi)), hi)
+    }
+
     pub fn present(&self, op: u32) -> bool {
         !self.op_slots[op as usize].is_empty()
     }

@@ -1,0 +1,366 @@
+//! Large-neighbourhood search over *time windows* (models/sat.md §9.2): each
+//! neighbourhood is a small encoding of its own, in which every node may
+//! start only within `delta` of its start in the incumbent, and a few ops
+//! (of a band of time, or of a critical chain) may change tiling. Where the assumption-based search
+//! (`lns.rs`) needs the whole encoding (every pair of nodes that may share a
+//! core or clash on memory, over the whole horizon), this one holds only the
+//! pairs whose narrowed windows meet, each over a window of about
+//! `2 delta`: a 190-node memory-tight instance whose full encoding takes
+//! over 1 GiB gives neighbourhoods of a few MiB, built in milliseconds.
+//!
+//! Each node moves at most `delta` either way, so the makespan can fall by up
+//! to `delta` in one step, and every order between nodes less than `2 delta`
+//! apart is the solver's to choose. `delta` grows when neighbourhoods are
+//! settled quickly with no answer and shrinks when they run out of time.
+//!
+//! An UNSAT answer concerns the neighbourhood only (`Model::narrow`): it is
+//! never a bound of the instance and never reported as one. Every schedule
+//! kept has passed the validator.
+
+use std::time::{Duration, Instant};
+
+use super::encode::{Answer, Encoder, Limits};
+use super::lns::{Incumbent, LnsStats, incumbent_of, offer, pick, validated};
+use super::model::{Model, candidates};
+use super::{plan, to_schedule};
+use crate::instance::Instance;
+use crate::rng::SplitMix64;
+use crate::schedule::Schedule;
+use crate::solve::{Deadline, instant_after};
+
+/// Time a neighbourhood gets at first; it grows when neighbourhoods run out
+/// of time and shrinks when they are settled quickly.
+const FIRST_SUB_TIME: Duration = Duration::from_millis(300);
+const MIN_SUB_TIME: Duration = Duration::from_millis(50);
+const MAX_SUB_TIME: Duration = Duration::from_secs(3);
+
+/// Ops freed at once (offered every candidate tiling), at most.
+const MAX_FREED: usize = 3;
+
+/// Neighbourhoods in a row without a better schedule before the search stops.
+const GIVE_UP_AFTER: usize = 60;
+
+/// Most bytes one neighbourhood's encoding may take.
+const BUDGET: u64 = 128 << 20;
+
+/// A schedule shorter than `start` found by time-window neighbourhoods, until
+/// `deadline`, the proven bound `lo`, or `GIVE_UP_AFTER` fruitless ones.
+pub fn improve(
+    inst: &Instance,
+    start: &Schedule,
+    lo: u64,
+    deadline: &Deadline,
+    seed: u64,
+    budget: u64,
+) -> (Option<Schedule>, LnsStats) {
+    let mut stats = LnsStats::default();
+    let n_ops = inst.graph.n_ops();
+    let all: Vec<Vec<u32>> = (0..n_ops as u32).map(|o| candidates(inst, o)).collect();
+    let budget = budget.min(BUDGET);
+    // A stream of its own: not the assumption-based search's choices again.
+    let mut rng = SplitMix64::stream(seed, 2);
+    let mut best = start.clone();
+    let mut found = false;
+    let mut fruitless = 0usize;
+    let mut sub_time = FIRST_SUB_TIME;
+    // Window half-width as a share of the makespan (in 1/1000).
+    let mut delta_pm: u64 = 30;
+    // How far below the incumbent a neighbourhood aims (time): doubled after
+    // each success (successes came one unit at a time, 0.1-0.4 s each, on
+    // hard-o25-s6), back to the least step after a failure.
+    let mut step: u128 = 1;
+    while !deadline.expired() && fruitless < GIVE_UP_AFTER {
+        let Some((makespan, op_span)) = spans(inst, &best) else {
+            break;
+        };
+        if makespan <= u128::from(lo) {
+            break;
+        }
+        let freed = choose_freed(inst, &best, &all, makespan, &op_span, &mut rng);
+        let cand = offer(&all, &best, |o| freed.contains(&(o as u32)));
+        let mut m = Model::new(inst, &cand);
+        let Some(inc) = incumbent_of(&m, &best) else {
+            break;
+        };
+        let g = u128::from(m.g);
+        // Makespans up to `step` below the incumbent's (never below the
+        // proven bound).
+        let tmax = (makespan.saturating_sub(step) / g).max(u128::from(lo).div_ceil(g));
+        if tmax * g >= makespan || tmax > u128::from(m.horizon) {
+            break;
+        }
+        let tmax = tmax as u64;
+        let delta = (tmax * delta_pm / 1000).max(1);
+        narrow_around(&mut m, &inc, &op_span, tmax, delta);
+        let Ok(pts) = plan(&m, u128::from(tmax), budget) else {
+            delta_pm = (delta_pm * 3 / 4).max(1);
+            fruitless += 1;
+            continue;
+        };
+        let t0 = Instant::now();
+        let end = instant_after(t0, sub_time).min(deadline.end);
+        let limits = Limits {
+            max_bytes: budget,
+            deadline: Some(end),
+            cancel: deadline.cancel.clone(),
+        };
+        let Ok(mut enc) = Encoder::build_within(&m, tmax, pts, limits) else {
+            // Over the budget (or out of time while building): narrower.
+            delta_pm = (delta_pm * 3 / 4).max(1);
+            fruitless += 1;
+            continue;
+        };
+        stats.max_freed = stats.max_freed.max(freed.len());
+        let built = t0.elapsed();
+        let answer = enc.decide(tmax as i64, &[], end);
+        log::debug!(
+            "lns windows: built in {:.3} s, {:?}",
+            built.as_secs_f64(),
+            enc.stats
+        );
+        match answer {
+            Answer::Sat(d) => {
+                let s = to_schedule(&m, &d);
+                let Some(ms) = validated(inst, &s) else {
+                    log::warn!("lns windows: a model failed the validator; search stopped");
+                    break;
+                };
+                log::debug!(
+                    "lns windows: {makespan} -> {ms} (delta {delta}, {} freed) in {:.3} s",
+                    freed.len(),
+                    t0.elapsed().as_secs_f64()
+                );
+                best = s;
+                found = true;
+                stats.improved += 1;
+                fruitless = 0;
+                step = (step * 2).min(u128::from(delta) * g);
+            }
+            // A longer step that failed says nothing about `delta`: the next
+            // neighbourhood asks for one unit again.
+            Answer::Unsat if step > 1 => {
+                stats.exhausted += 1;
+                fruitless += 1;
+                step = 1;
+            }
+            Answer::Interrupted | Answer::OverBudget if step > 1 => {
+                stats.timed_out += 1;
+                fruitless += 1;
+                step = 1;
+            }
+            Answer::Unsat => {
+                stats.exhausted += 1;
+                fruitless += 1;
+                log::debug!(
+                    "lns windows: none within delta {delta} ({} freed) in {:.3} s",
+                    freed.len(),
+                    t0.elapsed().as_secs_f64()
+                );
+                delta_pm = (delta_pm * 5 / 4 + 1).min(500);
+                if t0.elapsed() < sub_time / 4 {
+                    sub_time = (sub_time * 3 / 4).max(MIN_SUB_TIME);
+                }
+            }
+            Answer::Interrupted | Answer::OverBudget => {
+                stats.timed_out += 1;
+                fruitless += 1;
+                log::debug!(
+                    "lns windows: delta {delta} ({} freed) out of time after {:.3} s",
+                    freed.len(),
+                    t0.elapsed().as_secs_f64()
+                );
+                delta_pm = (delta_pm * 4 / 5).max(1);
+                sub_time = (sub_time * 5 / 4).min(MAX_SUB_TIME);
+            }
+        }
+    }
+    log::debug!("lns windows: {stats:?}");
+    (found.then_some(best), stats)
+}
+
+/// Narrows `m` to the neighbourhood: a node of an op's incumbent tiling
+/// within `delta` of its incumbent start, a node of another tiling (of a
+/// freed op) within `delta` of the op's incumbent span (model units).
+fn narrow_around(m: &mut Model, inc: &Incumbent, op_span: &Spans, tmax: u64, delta: u64) {
+    let span = |op: usize| match op_span[op] {
+        Some((s, e)) => (s / m.g, e.div_ceil(m.g)),
+        None => (0, tmax),
+    };
+    let wins: Vec<(u64, u64)> = (0..m.nodes.len() as u32)
+        .map(|v| {
+            let op = m.op_of(v) as usize;
+            let (s, e) = if m.nodes[v as usize].slot == inc.slot_of_op[op] {
+                let s = inc.start[v as usize];
+                (s, s)
+            } else {
+                span(op)
+            };
+            (s.saturating_sub(delta), e.saturating_add(delta))
+        })
+        .collect();
+    m.narrow(tmax, |v| wins[v as usize]);
+}
+
+/// Up to `MAX_FREED` ops with a tiling choice, to be offered every candidate:
+/// half the time consecutive ops of a critical chain (only their tilings, or
+/// orders that `delta` already opens, can shorten it where its nodes follow
+/// each other without a gap), else ops whose incumbent span meets a random
+/// band of 15 % of the makespan.
+fn choose_freed(
+    inst: &Instance,
+    best: &Schedule,
+    all: &[Vec<u32>],
+    makespan: u128,
+    op_span: &Spans,
+    rng: &mut SplitMix64,
+) -> Vec<u32> {
+    let flexible = |o: &u32| all[*o as usize].len() > 1;
+    if rng.chance(0.5) {
+        let chain: Vec<u32> = critical_chain(inst, best, rng)
+            .into_iter()
+            .filter(flexible)
+            .collect();
+        let i = rng.below_mod(chain.len().max(1));
+        return chain.into_iter().skip(i).take(MAX_FREED).collect();
+    }
+    let band_len = (makespan * 150 / 1000).max(1);
+    let centre = u128::from(rng.below(u64::try_from(makespan).unwrap_or(u64::MAX)));
+    let (b0, b1) = (centre.saturating_sub(band_len / 2), centre + band_len / 2);
+    let in_band: Vec<u32> = (0..all.len() as u32)
+        .filter(flexible)
+        .filter(|&o| {
+            op_span[o as usize].is_some_and(|(s, e)| u128::from(s) < b1 && u128::from(e) > b0)
+        })
+        .collect();
+    pick(&in_band, MAX_FREED, rng)
+}
+
+/// The ops along a critical chain of `s`, distinct, from its end backwards:
+/// from a node that ends last, repeatedly a node (at random among ties) that
+/// ends exactly when the current one starts, until none does (a gap, or time
+/// 0). Where memory releases or core waits set a start, the chain stops there.
+fn critical_chain(inst: &Instance, s: &Schedule, rng: &mut SplitMix64) -> Vec<u32> {
+    let lib = &inst.library;
+    // (op, start, end) per node of the schedule.
+    let mut nodes: Vec<(u32, u64, u64)> = Vec::with_capacity(s.start.len());
+    let mut i = 0usize;
+    for (o, &t) in s.choice.iter().enumerate() {
+        for v in lib.tilings[t as usize].nodes() {
+            let Some(&st) = s.start.get(i) else {
+                return Vec::new();
+            };
+            nodes.push((o as u32, st, st.saturating_add(lib.node_dur[v as usize])));
+            i += 1;
+        }
+    }
+    let mut ends_at: std::collections::HashMap<u64, Vec<usize>> = Default::default();
+    for (k, n) in nodes.iter().enumerate() {
+        ends_at.entry(n.2).or_default().push(k);
+    }
+    let Some(last) = nodes.iter().map(|n| n.2).max() else {
+        return Vec::new();
+    };
+    let mut ops: Vec<u32> = Vec::new();
+    let mut at = last;
+    let mut cur: Option<usize> = None;
+    // Every step moves to a strictly earlier end, or ends the walk.
+    for _ in 0..nodes.len() {
+        let Some(c) = ends_at.get(&at).filter(|c| !c.is_empty()) else {
+            break;
+        };
+        let k = c[rng.below_mod(c.len())];
+        if !ops.contains(&nodes[k].0) {
+            ops.push(nodes[k].0);
+        }
+        if nodes[k].1 >= at || cur == Some(k) {
+            break; // a node of duration 0: no earlier end to move to
+        }
+        cur = Some(k);
+        at = nodes[k].1;
+    }
+    ops.reverse();
+    ops
+}
+
+/// Each op's span `(first start, last end)` in time (`None` for an op
+/// without nodes).
+type Spans = Vec<Option<(u64, u64)>>;
+
+/// The makespan of `s` and its ops' spans.
+fn spans(inst: &Instance, s: &Schedule) -> Option<(u128, Spans)> {
+    let g = crate::graph::NodeGraph::new(inst, s.choice.clone()).ok()?;
+    let makespan = s.makespan(&g);
+    let lib = &inst.library;
+    let mut spans = Vec::with_capacity(s.choice.len());
+    let mut i = 0usize;
+    for &t in &s.choice {
+        let tl = &lib.tilings[t as usize];
+        let mut span: Option<(u64, u64)> = None;
+        for v in tl.nodes() {
+            let st = *s.start.get(i)?;
+            let en = st.saturating_add(lib.node_dur[v as usize]);
+            span = Some(match span {
+                None => (st, en),
+                Some((a, b)) => (a.min(st), b.max(en)),
+            });
+            i += 1;
+        }
+        spans.push(span);
+    }
+    Some((makespan, spans))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::encode::{Answer, Encoder};
+    use super::super::model::Model;
+    use crate::graph::NodeGraph;
+
+    /// Narrowed to the instants of a legal schedule, the model holds that
+    /// schedule and nothing shorter: windows of width zero keep every node at
+    /// its start, with the op windows (`end_window`, `start_window`) following.
+    #[test]
+    fn a_schedule_narrowed_to_its_own_starts_is_the_only_answer() {
+        for seed in 1..=6u64 {
+            let cfg = crate::generate::GenConfig {
+                seed,
+                ops: 8,
+                nodes_min: 3,
+                nodes_max: 6,
+                tilings: 3,
+                cores: vec![1, 2, 1],
+                tightness: 1.0,
+                density: 0.5,
+                ..crate::generate::GenConfig::default()
+            };
+            let inst = crate::generate::generate(&cfg).unwrap().instance;
+            let opts = crate::solve::SolveOptions {
+                time_limit: std::time::Duration::from_millis(200),
+                ..Default::default()
+            };
+            let s = crate::list::solve(&inst, &opts).schedule.unwrap();
+            let ms = s.makespan(&NodeGraph::new(&inst, s.choice.clone()).unwrap());
+            let cand: Vec<Vec<u32>> = s.choice.iter().map(|&t| vec![t]).collect();
+            let mut m = Model::new(&inst, &cand);
+            let g = u128::from(m.g);
+            let starts: Vec<u64> = s.start.iter().map(|&x| x / m.g).collect();
+            let tmax = (ms / g) as u64;
+            m.narrow(tmax, |v| (starts[v as usize], starts[v as usize]));
+            let mut enc = Encoder::new(&m, tmax);
+            let far = std::time::Instant::now() + std::time::Duration::from_secs(30);
+            match enc.decide(tmax as i64, &[], far) {
+                Answer::Sat(d) => {
+                    assert_eq!(
+                        d.start.iter().map(|&x| x * m.g).collect::<Vec<_>>(),
+                        s.start
+                    )
+                }
+                _ => panic!("seed {seed}: the schedule itself was lost"),
+            }
+            assert!(
+                matches!(enc.decide(tmax as i64 - 1, &[], far), Answer::Unsat),
+                "seed {seed}: shorter than a schedule whose starts are fixed"
+            );
+        }
+    }
+}
