@@ -176,6 +176,17 @@ pub fn lower_bounds(inst: &Instance) -> Bounds {
         });
     }
 
+    // Energetic reasoning starts from the best of the others: it only ever
+    // raises them (models/bounds.md §8).
+    let lo = all.iter().map(|b| b.value).max().unwrap_or(0);
+    let res = crate::prep::energetic::resources(inst, &head, &tail);
+    if let (v, Some(src)) = crate::prep::energetic::bound(&res, lo) {
+        all.push(Bound {
+            value: v,
+            source: format!("{src} energetic reasoning"),
+        });
+    }
+
     let best = all
         .iter()
         .max_by_key(|b| b.value)
