@@ -185,7 +185,7 @@ impl Portfolio {
                     opts.threads
                 ),
             );
-            return side_by_side(ctx, &milp, inc);
+            return side_by_side(ctx, &milp, inc, nodes);
         }
         if let Err(why) = crate::sat::fits(inst, inc.makespan, opts.memory_limit_mib) {
             // Long horizons or large encodings: the neighbourhood search over
@@ -354,7 +354,7 @@ fn first_answer_time(deadline: &crate::solve::Deadline) -> Duration {
 
 /// SAT and MILP on the same incumbent in two threads; the first to settle the
 /// instance (a proof) stops the other through the deadline's cancel flag.
-fn side_by_side(ctx: &Context, milp: &MilpEngine, inc: SolveResult) -> SolveResult {
+fn side_by_side(ctx: &Context, milp: &MilpEngine, inc: SolveResult, nodes: u64) -> SolveResult {
     let flag = Arc::new(AtomicBool::new(false));
     let shared = ctx.with_deadline(ctx.deadline.with_cancel(flag.clone()));
     let settled = |r: &SolveResult| {
@@ -375,7 +375,15 @@ fn side_by_side(ctx: &Context, milp: &MilpEngine, inc: SolveResult) -> SolveResu
         let (inc_sat, inc_milp) = (inc.clone(), inc.clone());
         let (shared, milp_ctx, settled) = (&shared, &milp_ctx, &settled);
         let h_sat = s.spawn(move || {
-            let r = SatEngine::default().search(shared, inc_sat);
+            // Where the whole encoding does not fit, this thread runs the
+            // time-window neighbourhood search instead (as with one thread).
+            let sat_fits =
+                crate::sat::fits(shared.inst, inc_sat.makespan, shared.opts.memory_limit_mib);
+            let r = if sat_fits.is_err() && nodes <= WINDOW_LNS_NODES {
+                crate::engine::neighbourhood_search(shared, inc_sat, 1.0, 0)
+            } else {
+                SatEngine::default().search(shared, inc_sat)
+            };
             settled(&r);
             r
         });

@@ -137,10 +137,12 @@ impl<'a> Model<'a> {
 
     /// The window of `F` (an upper bound on the end of the op's sinks,
     /// models/sat.md §3.4) for horizon `tmax`: from the op's head and least
-    /// critical path to the latest end any of its sinks may have. `F` can
-    /// always be the latest end of the selected sinks (or the low end, for
-    /// an empty tiling), which lies inside, so the cap loses no schedule; it
-    /// matters where windows were narrowed (`narrow`).
+    /// critical path (or, when higher, the least over its tilings of their
+    /// sinks' latest earliest end) to the latest end any of its sinks may
+    /// have. `F` can always be the latest end of the selected sinks (or the
+    /// low end, for an empty tiling: then the window keeps its low end 0),
+    /// which lies inside, so the clip loses no schedule; it matters where
+    /// windows were narrowed (`narrow`).
     pub fn end_window(&self, op: u32, tmax: i64) -> (i64, i64) {
         let ou = op as usize;
         let lo = if self.can_be_empty[ou] {
@@ -154,14 +156,30 @@ impl<'a> Model<'a> {
             .map(|x| tmax - self.nodes[x as usize].tail as i64)
             .max()
             .unwrap_or(lo);
-        (lo, (tmax - self.op_tail[ou] as i64).min(latest.max(lo)))
+        let hi = (tmax - self.op_tail[ou] as i64).min(latest.max(lo));
+        if self.can_be_empty[ou] {
+            return (lo, hi);
+        }
+        // Every tiling ends no earlier than its sinks' earliest ends.
+        let earliest = self.op_slots[ou]
+            .clone()
+            .map(|s| {
+                self.sinks(s)
+                    .map(|x| (self.nodes[x as usize].head + self.nodes[x as usize].dur) as i64)
+                    .max()
+                    .unwrap_or(lo)
+            })
+            .min()
+            .unwrap_or(lo);
+        (lo.max(earliest.min(hi)), hi)
     }
 
     /// The window of `G` (a lower bound on the start of the op's sources,
-    /// at least every predecessor's `F`): up to the op's latest start, from
-    /// the earliest start any of its sources may have. `G` can always be the
-    /// earliest start of the selected sources (any value up to the top, for
-    /// an empty tiling: it bounds no node then).
+    /// at least every predecessor's `F`): from the earliest start any of its
+    /// sources may have, up to the op's latest start (or, when lower, the
+    /// most over its tilings of their sources' earliest latest start). `G`
+    /// can always be the earliest start of the selected sources (any value up
+    /// to the top for an empty tiling, whose window keeps its top).
     pub fn start_window(&self, op: u32, tmax: i64) -> (i64, i64) {
         let ou = op as usize;
         let (lo, hi) = if self.can_be_empty[ou] {
@@ -178,7 +196,25 @@ impl<'a> Model<'a> {
             .map(|y| self.nodes[y as usize].head as i64)
             .min()
             .unwrap_or(lo);
-        (lo.max(earliest.min(hi)), hi)
+        let lo = lo.max(earliest.min(hi));
+        if self.can_be_empty[ou] {
+            return (lo, hi);
+        }
+        // Every tiling starts no later than its sources' latest starts.
+        let latest = self.op_slots[ou]
+            .clone()
+            .map(|s| {
+                self.sources(s)
+                    .map(|y| {
+                        let n = &self.nodes[y as usize];
+                        tmax - (n.tail + n.dur) as i64
+                    })
+                    .min()
+                    .unwrap_or(hi)
+            })
+            .max()
+            .unwrap_or(hi);
+        (lo, hi.min(latest.max(lo)))
     }
 
     pub fn present(&self, op: u32) -> bool {
