@@ -197,9 +197,13 @@ impl Portfolio {
             let msg = format!(
                 "auto: {why}: {}the MILP engine (its model chosen by horizon; one thread)",
                 if windows {
-                    "the large-neighbourhood search (until it stalls, at most 80 % of the time), then "
+                    format!(
+                        "the large-neighbourhood search (until it stalls, at most {:.0} % of \
+                         the time), then ",
+                        WINDOW_LNS_SHARE * 100.0
+                    )
                 } else {
-                    ""
+                    String::new()
                 }
             );
             inc.step_aside(why.why, msg);
@@ -323,9 +327,13 @@ impl Portfolio {
                 format!(
                     "auto: SAT stepped aside ({why}): {}the MILP engine (one thread)",
                     if windows {
-                        "the large-neighbourhood search (until it stalls, at most 80 % of the time left), then "
+                        format!(
+                            "the large-neighbourhood search (until it stalls, at most {:.0} % of \
+                             the time left), then ",
+                            WINDOW_LNS_SHARE * 100.0
+                        )
                     } else {
-                        ""
+                        String::new()
                     }
                 ),
             );

@@ -207,7 +207,7 @@ pub fn bound(res: &[Resource], lo: u64) -> (u64, Option<String>) {
         let t = proven.saturating_add(step - 1);
         match refuted(t) {
             Some(name) => {
-                proven = t + 1;
+                proven = t.saturating_add(1);
                 source = Some(name);
                 step = step.saturating_mul(2);
             }
@@ -224,7 +224,7 @@ pub fn bound(res: &[Resource], lo: u64) -> (u64, Option<String>) {
             let mid = proven + (hi - proven) / 2;
             match refuted(mid) {
                 Some(name) => {
-                    proven = mid + 1;
+                    proven = mid.saturating_add(1);
                     source = Some(name);
                 }
                 None => hi = mid,

@@ -1455,7 +1455,11 @@ impl<'m, 'a> Encoder<'m, 'a> {
                 last_set = set.clone();
                 cuts += 1;
                 found += 1;
-                if set.len() <= GENERAL_CUT_MAX {
+                // Only nodes that run (`p > 0`) hold in every schedule: a
+                // zero-duration node's hold is empty when its successors
+                // start with it, and the argument needs every hold non-empty.
+                if set.len() <= GENERAL_CUT_MAX && set.iter().all(|&x| m.nodes[x as usize].dur > 0)
+                {
                     // No instant at all may see every node of `set` hold.
                     self.no_common_hold(&set, mt);
                     if found >= 16 {
@@ -1510,6 +1514,8 @@ impl<'m, 'a> Encoder<'m, 'a> {
     /// with no common point have one that ends before another starts (the
     /// earliest end is at most the latest start). So: some node of `set` is
     /// not selected, or for some ordered pair `(a, b)` of it `R_a <= s_b`.
+    /// Every node of `set` must have `p > 0` (a non-empty hold in every
+    /// schedule).
     fn no_common_hold(&mut self, set: &[u32], mt: TypeIdx) {
         let mut lits: Vec<L> = Vec::with_capacity(set.len() * set.len());
         for &x in set {
