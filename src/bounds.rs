@@ -142,7 +142,8 @@ pub fn lower_bounds(inst: &Instance) -> Bounds {
         source: "critical path".into(),
     });
 
-    let items = core_items(inst, &head, &tail);
+    let paths = intra_paths(&inst.library);
+    let items = core_items(inst, &head, &tail, &paths);
     for (c, ct) in inst.platform.cores.iter().enumerate() {
         let total: u128 = mins.work[c].iter().map(|&w| u128::from(w)).sum();
         if total == 0 || ct.count == 0 {
@@ -179,7 +180,7 @@ pub fn lower_bounds(inst: &Instance) -> Bounds {
     // Energetic reasoning starts from the best of the others: it only ever
     // raises them (models/bounds.md §8).
     let lo = all.iter().map(|b| b.value).max().unwrap_or(0);
-    let res = crate::prep::energetic::resources(inst, &head, &tail);
+    let res = crate::prep::energetic::resources(inst, &head, &tail, &paths);
     if let (v, Some(src)) = crate::prep::energetic::bound(&res, lo) {
         all.push(Bound {
             value: v,
@@ -206,10 +207,14 @@ pub fn lower_bounds(inst: &Instance) -> Bounds {
 /// Items per core type. An op with one usable tiling gives one item per node
 /// (exact heads and tails); an op with several gives one item per core type with
 /// the least work and the smallest head and tail over its tilings.
-fn core_items(inst: &Instance, op_head: &[u64], op_tail: &[u64]) -> Vec<Vec<Item>> {
+fn core_items(
+    inst: &Instance,
+    op_head: &[u64],
+    op_tail: &[u64],
+    (head, after): &(Vec<u64>, Vec<u64>),
+) -> Vec<Vec<Item>> {
     let lib = &inst.library;
     let n_cores = inst.platform.cores.len();
-    let (head, after) = intra_paths(&inst.library);
     let mut items: Vec<Vec<Item>> = vec![Vec::new(); n_cores];
     let mut agg: Vec<Option<Item>> = vec![None; n_cores];
     let mut per_tiling: Vec<Option<Item>> = vec![None; n_cores];

@@ -193,27 +193,12 @@ impl Portfolio {
             // small one of its own) and gets most of the time; the
             // continuous-time MILP, whose model does not grow with time, most
             // of the rest; list scheduling what is left.
-            let windows = nodes <= WINDOW_LNS_NODES;
             let msg = format!(
                 "auto: {why}: {}the MILP engine (its model chosen by horizon; one thread)",
-                if windows {
-                    format!(
-                        "the large-neighbourhood search (until it stalls, at most {:.0} % of \
-                         the time), then ",
-                        WINDOW_LNS_SHARE * 100.0
-                    )
-                } else {
-                    String::new()
-                }
+                windows_first(nodes)
             );
             inc.step_aside(why.why, msg);
-            let r = if windows {
-                crate::engine::neighbourhood_search(ctx, inc, WINDOW_LNS_SHARE, 0)
-            } else {
-                inc
-            };
-            let milp_deadline = deadline.share(0.6);
-            return milp.search(&ctx.with_deadline(milp_deadline), r);
+            return without_whole_encoding(ctx, &milp, inc, nodes, 0);
         }
         // Up to SAT_ALL_NODES nodes the SAT engine gets all the remaining
         // time; beyond, half of it, and list scheduling the rest. A search
@@ -321,29 +306,49 @@ impl Portfolio {
             && why != StepAside::DeadlineDuringEncoding
             && deadline.remaining() > Duration::from_millis(500)
         {
-            let windows = nodes <= WINDOW_LNS_NODES;
             r.note_as(
                 NoteKind::SteppedAside,
                 format!(
                     "auto: SAT stepped aside ({why}): {}the MILP engine (one thread)",
-                    if windows {
-                        format!(
-                            "the large-neighbourhood search (until it stalls, at most {:.0} % of \
-                             the time left), then ",
-                            WINDOW_LNS_SHARE * 100.0
-                        )
-                    } else {
-                        String::new()
-                    }
+                    windows_first(nodes)
                 ),
             );
-            if windows {
-                r = crate::engine::neighbourhood_search(ctx, r, WINDOW_LNS_SHARE, 2);
-            }
-            let milp_deadline = deadline.share(0.6);
-            r = milp.search(&ctx.with_deadline(milp_deadline), r);
+            r = without_whole_encoding(ctx, &milp, r, nodes, 2);
         }
         r
+    }
+}
+
+/// Where the whole SAT encoding does not fit (or its build stepped aside):
+/// the time-window neighbourhood search on up to `WINDOW_LNS_SHARE` of the
+/// time left (at most `WINDOW_LNS_NODES` nodes), then the MILP engine on a
+/// share of what is left; list scheduling what it leaves. `round` numbers
+/// the neighbourhood search's call within the solve.
+fn without_whole_encoding(
+    ctx: &Context,
+    milp: &MilpEngine,
+    r: SolveResult,
+    nodes: u64,
+    round: u64,
+) -> SolveResult {
+    let r = if nodes <= WINDOW_LNS_NODES {
+        crate::engine::neighbourhood_search(ctx, r, WINDOW_LNS_SHARE, round)
+    } else {
+        r
+    };
+    milp.search(&ctx.with_deadline(ctx.deadline.share(0.6)), r)
+}
+
+/// The start of a note's plan for `without_whole_encoding`.
+fn windows_first(nodes: u64) -> String {
+    if nodes <= WINDOW_LNS_NODES {
+        format!(
+            "the large-neighbourhood search (until it stalls, at most {:.0} % of the time \
+             left), then ",
+            WINDOW_LNS_SHARE * 100.0
+        )
+    } else {
+        String::new()
     }
 }
 

@@ -4,29 +4,21 @@
 //! set and on job shops; and it does beat the per-core-type bounds where the
 //! choices are coupled.
 
+mod common;
+use common::sat_optimum;
 use std::time::Duration;
 
 use tmin::bounds::lower_bounds;
-use tmin::engine::{SatEngine, solve};
 use tmin::generate::{GenConfig, generate};
 use tmin::instance::{Instance, parse_reader};
 use tmin::milp::aggregate::bound;
-use tmin::solve::{Deadline, SolveOptions, Status};
+use tmin::solve::Deadline;
 
 fn aggregate(inst: &Instance) -> u64 {
     let b = lower_bounds(inst);
     bound(inst, &b, &Deadline::after(Duration::from_secs(10)))
         .expect("small models are solved")
         .value
-}
-
-fn sat_optimum(inst: &Instance) -> Option<u128> {
-    let opts = SolveOptions {
-        time_limit: Duration::from_secs(10),
-        ..SolveOptions::default()
-    };
-    let r = solve(&SatEngine::default(), inst, &opts);
-    (r.status == Status::Optimal).then(|| r.makespan.unwrap())
 }
 
 #[test]

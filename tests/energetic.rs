@@ -3,22 +3,12 @@
 //! not, and never above a proven optimum on random small instances with
 //! several cores per type, several tilings and memory.
 
-use std::time::Duration;
+mod common;
+use common::sat_optimum;
 
 use tmin::bounds::lower_bounds;
-use tmin::engine::{SatEngine, solve};
 use tmin::generate::{GenConfig, generate};
 use tmin::instance::{Instance, parse_reader};
-use tmin::solve::{SolveOptions, Status};
-
-fn sat_optimum(inst: &Instance) -> Option<u128> {
-    let opts = SolveOptions {
-        time_limit: Duration::from_secs(10),
-        ..SolveOptions::default()
-    };
-    let r = solve(&SatEngine::default(), inst, &opts);
-    (r.status == Status::Optimal).then(|| r.makespan.unwrap())
-}
 
 fn energetic(inst: &Instance) -> Option<u64> {
     lower_bounds(inst)

@@ -14,7 +14,7 @@ use std::time::Instant;
 use super::highs::{Col, Expr, Milp, Params, RunStatus, run};
 use crate::bounds::{Bound, Bounds};
 use crate::instance::Instance;
-use crate::prep::dominance::candidates;
+use crate::prep::dominance::candidates_of_every_op;
 use crate::solve::Deadline;
 
 /// Largest op count the model is built for (rows and columns grow linearly;
@@ -61,7 +61,7 @@ pub fn bound(inst: &Instance, bounds: &Bounds, deadline: &Deadline) -> Option<Bo
     {
         return None;
     }
-    let cands: Vec<Vec<u32>> = (0..n_ops as u32).map(|o| candidates(inst, o)).collect();
+    let cands = candidates_of_every_op(inst);
     let unit = crate::prep::unit::duration_unit(&inst.library, cands.iter().flatten().copied());
     let per_op = op_candidates(inst, &cands, unit);
     let total: f64 = per_op

@@ -10,6 +10,13 @@
 
 use crate::instance::{Instance, TypeIdx};
 
+/// The candidate tilings of every op (`candidates`), indexed by op.
+pub fn candidates_of_every_op(inst: &Instance) -> Vec<Vec<u32>> {
+    (0..inst.graph.n_ops() as u32)
+        .map(|o| candidates(inst, o))
+        .collect()
+}
+
 /// Candidate tilings of `op`: its usable tilings without those dominated by
 /// another (models/sat.md §1, "Dominance"; the one rule every engine uses): an empty tiling dominates every tiling;
 /// otherwise `a` dominates `b` when both have the same nodes, edges and core

@@ -12,7 +12,6 @@
 //! `<= T`), whatever the check says about other values.
 
 use crate::instance::Instance;
-use crate::prep::heads::intra_paths;
 
 /// Most parts (nodes over all usable tilings) of one resource the check
 /// looks at.
@@ -48,9 +47,14 @@ pub struct Resource {
 
 /// Resources of the instance (core types, then memory types) with at most
 /// `MAX_PARTS` parts each, from op heads and tails valid for every tiling.
-pub fn resources(inst: &Instance, op_head: &[u64], op_tail: &[u64]) -> Vec<Resource> {
+/// `head` and `after` are the library's intra-tiling paths (`intra_paths`).
+pub fn resources(
+    inst: &Instance,
+    op_head: &[u64],
+    op_tail: &[u64],
+    (head, after): &(Vec<u64>, Vec<u64>),
+) -> Vec<Resource> {
     let lib = &inst.library;
-    let (head, after) = intra_paths(lib);
     let mut out = Vec::new();
     let cores = inst.platform.cores.iter().enumerate().map(|(c, ct)| {
         (
@@ -130,17 +134,28 @@ impl Resource {
     pub fn refutes(&self, t: u64, work: &mut u64) -> bool {
         // Windows for `t`; an alternative with an empty window is impossible.
         let fits = |a: &Part| a.r.saturating_add(a.p).saturating_add(a.q) <= t;
+        // Per op, the tilings possible for `t` (chosen once, not per interval).
+        let ops: Vec<Vec<&[Part]>> = self
+            .ops
+            .iter()
+            .map(|alts| {
+                alts.iter()
+                    .filter(|alt| alt.iter().all(fits))
+                    .map(Vec::as_slice)
+                    .collect()
+            })
+            .collect();
         // Interval ends: earliest starts and ends, latest starts and ends
         // (the points where some minimal intersection changes slope).
         let mut starts: Vec<u64> = Vec::new();
         let mut ends: Vec<u64> = Vec::new();
         let mut parts = 0u64;
-        for alts in &self.ops {
-            if !alts.iter().any(|alt| alt.iter().all(fits)) {
+        for alts in &ops {
+            if alts.is_empty() {
                 return true;
             }
-            for alt in alts.iter().filter(|alt| alt.iter().all(fits)) {
-                for a in alt {
+            for alt in alts {
+                for a in alt.iter() {
                     let d = t - a.q;
                     starts.extend([a.r, a.r + a.p, d - a.p]);
                     ends.extend([d, a.r + a.p, d - a.p]);
@@ -161,10 +176,9 @@ impl Resource {
                 *work -= parts;
                 let room = self.cap * u128::from(t2 - t1);
                 let mut need: u128 = 0;
-                for alts in &self.ops {
+                for alts in &ops {
                     let least = alts
                         .iter()
-                        .filter(|alt| alt.iter().all(fits))
                         .map(|alt| {
                             alt.iter()
                                 .map(|a| {

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use varisat::Lit;
 
 use super::encode::{Answer, Encoder, L, Limits};
-use super::model::{Model, candidates};
+use super::model::{Model, candidates_of_every_op};
 use super::{plan, to_schedule};
 use crate::graph::NodeGraph;
 use crate::instance::Instance;
@@ -65,15 +65,8 @@ pub fn whole_fits(inst: &Instance, incumbent: &Schedule, budget: u64) -> bool {
     let Ok(g) = NodeGraph::new(inst, incumbent.choice.clone()) else {
         return false;
     };
-    let all: Vec<Vec<u32>> = (0..inst.graph.n_ops() as u32)
-        .map(|o| candidates(inst, o))
-        .collect();
-    let m = Model::new(inst, &all);
-    let tmax = incumbent
-        .makespan(&g)
-        .div_ceil(u128::from(m.g))
-        .saturating_sub(1);
-    tmax <= u128::from(m.horizon) && plan(&m, tmax, budget.min(LNS_BUDGET)).is_ok()
+    let makespan = incumbent.makespan(&g);
+    super::fits_bytes(inst, Some(makespan), budget.min(LNS_BUDGET)).is_ok()
 }
 
 /// The incumbent as the encoding sees it: each op's slot and each selected
@@ -108,7 +101,7 @@ pub fn improve(
 ) -> (Option<Schedule>, LnsStats) {
     let mut stats = LnsStats::default();
     let n_ops = inst.graph.n_ops();
-    let all: Vec<Vec<u32>> = (0..n_ops as u32).map(|o| candidates(inst, o)).collect();
+    let all = candidates_of_every_op(inst);
     let flexible: Vec<u32> = (0..n_ops as u32)
         .filter(|&o| all[o as usize].len() > 1)
         .collect();

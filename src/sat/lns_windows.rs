@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use super::encode::{Answer, Encoder, Limits};
 use super::lns::{Incumbent, LnsStats, incumbent_of, offer, pick, validated};
-use super::model::{Model, candidates};
+use super::model::{Model, candidates_of_every_op};
 use super::{plan, to_schedule};
 use crate::instance::Instance;
 use crate::rng::SplitMix64;
@@ -54,8 +54,7 @@ pub fn improve(
     budget: u64,
 ) -> (Option<Schedule>, LnsStats) {
     let mut stats = LnsStats::default();
-    let n_ops = inst.graph.n_ops();
-    let all: Vec<Vec<u32>> = (0..n_ops as u32).map(|o| candidates(inst, o)).collect();
+    let all = candidates_of_every_op(inst);
     let budget = budget.min(BUDGET);
     // A stream of its own: not the assumption-based search's choices again.
     let mut rng = SplitMix64::stream(seed, 2);
@@ -69,14 +68,16 @@ pub fn improve(
     // each success (successes came one unit at a time, 0.1-0.4 s each, on
     // hard-o25-s6), back to the least step after a failure.
     let mut step: u128 = 1;
+    // Read again only when the incumbent changes.
+    let Some(mut view) = View::of(inst, &best) else {
+        return (None, stats);
+    };
     while !deadline.expired() && fruitless < GIVE_UP_AFTER {
-        let Some((makespan, op_span)) = spans(inst, &best) else {
-            break;
-        };
+        let makespan = view.makespan;
         if makespan <= u128::from(lo) {
             break;
         }
-        let freed = choose_freed(inst, &best, &all, makespan, &op_span, &mut rng);
+        let freed = choose_freed(&view, &all, &mut rng);
         let cand = offer(&all, &best, |o| freed.contains(&(o as u32)));
         let mut m = Model::new(inst, &cand);
         let Some(inc) = incumbent_of(&m, &best) else {
@@ -91,7 +92,7 @@ pub fn improve(
         }
         let tmax = tmax as u64;
         let delta = (tmax * delta_pm / 1000).max(1);
-        narrow_around(&mut m, &inc, &op_span, tmax, delta);
+        narrow_around(&mut m, &inc, &view.op_span, tmax, delta);
         let Ok(pts) = plan(&m, u128::from(tmax), budget) else {
             delta_pm = (delta_pm * 3 / 4).max(1);
             fruitless += 1;
@@ -135,22 +136,20 @@ pub fn improve(
                 stats.improved += 1;
                 fruitless = 0;
                 step = (step * 2).min(u128::from(delta) * g);
+                let Some(v) = View::of(inst, &best) else {
+                    break;
+                };
+                view = v;
             }
             // A longer step that failed says nothing about `delta`: the next
             // neighbourhood asks for one unit again.
-            Answer::Unsat if step > 1 => {
-                stats.exhausted += 1;
-                fruitless += 1;
-                step = 1;
-            }
-            Answer::Interrupted | Answer::OverBudget if step > 1 => {
-                stats.timed_out += 1;
-                fruitless += 1;
-                step = 1;
-            }
             Answer::Unsat => {
                 stats.exhausted += 1;
                 fruitless += 1;
+                if step > 1 {
+                    step = 1;
+                    continue;
+                }
                 log::debug!(
                     "lns windows: none within delta {delta} ({} freed) in {:.3} s",
                     freed.len(),
@@ -164,6 +163,10 @@ pub fn improve(
             Answer::Interrupted | Answer::OverBudget => {
                 stats.timed_out += 1;
                 fruitless += 1;
+                if step > 1 {
+                    step = 1;
+                    continue;
+                }
                 log::debug!(
                     "lns windows: delta {delta} ({} freed) out of time after {:.3} s",
                     freed.len(),
@@ -206,17 +209,12 @@ fn narrow_around(m: &mut Model, inc: &Incumbent, op_span: &Spans, tmax: u64, del
 /// orders that `delta` already opens, can shorten it where its nodes follow
 /// each other without a gap), else ops whose incumbent span meets a random
 /// band of 15 % of the makespan.
-fn choose_freed(
-    inst: &Instance,
-    best: &Schedule,
-    all: &[Vec<u32>],
-    makespan: u128,
-    op_span: &Spans,
-    rng: &mut SplitMix64,
-) -> Vec<u32> {
+fn choose_freed(view: &View, all: &[Vec<u32>], rng: &mut SplitMix64) -> Vec<u32> {
     let flexible = |o: &u32| all[*o as usize].len() > 1;
+    let makespan = view.makespan;
     if rng.chance(0.5) {
-        let chain: Vec<u32> = critical_chain(inst, best, rng)
+        let chain: Vec<u32> = view
+            .critical_chain(rng)
             .into_iter()
             .filter(flexible)
             .collect();
@@ -229,85 +227,88 @@ fn choose_freed(
     let in_band: Vec<u32> = (0..all.len() as u32)
         .filter(flexible)
         .filter(|&o| {
-            op_span[o as usize].is_some_and(|(s, e)| u128::from(s) < b1 && u128::from(e) > b0)
+            view.op_span[o as usize].is_some_and(|(s, e)| u128::from(s) < b1 && u128::from(e) > b0)
         })
         .collect();
     pick(&in_band, MAX_FREED, rng)
-}
-
-/// The ops along a critical chain of `s`, distinct, from its end backwards:
-/// from a node that ends last, repeatedly a node (at random among ties) that
-/// ends exactly when the current one starts, until none does (a gap, or time
-/// 0). Where memory releases or core waits set a start, the chain stops there.
-fn critical_chain(inst: &Instance, s: &Schedule, rng: &mut SplitMix64) -> Vec<u32> {
-    let lib = &inst.library;
-    // (op, start, end) per node of the schedule.
-    let mut nodes: Vec<(u32, u64, u64)> = Vec::with_capacity(s.start.len());
-    let mut i = 0usize;
-    for (o, &t) in s.choice.iter().enumerate() {
-        for v in lib.tilings[t as usize].nodes() {
-            let Some(&st) = s.start.get(i) else {
-                return Vec::new();
-            };
-            nodes.push((o as u32, st, st.saturating_add(lib.node_dur[v as usize])));
-            i += 1;
-        }
-    }
-    let mut ends_at: std::collections::HashMap<u64, Vec<usize>> = Default::default();
-    for (k, n) in nodes.iter().enumerate() {
-        ends_at.entry(n.2).or_default().push(k);
-    }
-    let Some(last) = nodes.iter().map(|n| n.2).max() else {
-        return Vec::new();
-    };
-    let mut ops: Vec<u32> = Vec::new();
-    let mut at = last;
-    let mut cur: Option<usize> = None;
-    // Every step moves to a strictly earlier end, or ends the walk.
-    for _ in 0..nodes.len() {
-        let Some(c) = ends_at.get(&at).filter(|c| !c.is_empty()) else {
-            break;
-        };
-        let k = c[rng.below_mod(c.len())];
-        if !ops.contains(&nodes[k].0) {
-            ops.push(nodes[k].0);
-        }
-        if nodes[k].1 >= at || cur == Some(k) {
-            break; // a node of duration 0: no earlier end to move to
-        }
-        cur = Some(k);
-        at = nodes[k].1;
-    }
-    ops.reverse();
-    ops
 }
 
 /// Each op's span `(first start, last end)` in time (`None` for an op
 /// without nodes).
 type Spans = Vec<Option<(u64, u64)>>;
 
-/// The makespan of `s` and its ops' spans.
-fn spans(inst: &Instance, s: &Schedule) -> Option<(u128, Spans)> {
-    let g = crate::graph::NodeGraph::new(inst, s.choice.clone()).ok()?;
-    let makespan = s.makespan(&g);
-    let lib = &inst.library;
-    let mut spans = Vec::with_capacity(s.choice.len());
-    let mut i = 0usize;
-    for &t in &s.choice {
-        let tl = &lib.tilings[t as usize];
-        let mut span: Option<(u64, u64)> = None;
-        for v in tl.nodes() {
-            let st = *s.start.get(i)?;
-            let en = st.saturating_add(lib.node_dur[v as usize]);
-            span = Some(match span {
-                None => (st, en),
-                Some((a, b)) => (a.min(st), b.max(en)),
-            });
-            i += 1;
+/// The incumbent as the neighbourhoods read it, built once per incumbent.
+struct View {
+    makespan: u128,
+    op_span: Spans,
+    /// `(op, start, end)` per node of the schedule.
+    nodes: Vec<(u32, u64, u64)>,
+    /// Nodes (indices into `nodes`) by their end.
+    ends_at: std::collections::HashMap<u64, Vec<usize>>,
+}
+
+impl View {
+    fn of(inst: &Instance, s: &Schedule) -> Option<View> {
+        let g = crate::graph::NodeGraph::new(inst, s.choice.clone()).ok()?;
+        let lib = &inst.library;
+        let mut op_span = Vec::with_capacity(s.choice.len());
+        let mut nodes = Vec::with_capacity(s.start.len());
+        for (o, &t) in s.choice.iter().enumerate() {
+            let mut span: Option<(u64, u64)> = None;
+            for v in lib.tilings[t as usize].nodes() {
+                let st = *s.start.get(nodes.len())?;
+                let en = st.saturating_add(lib.node_dur[v as usize]);
+                span = Some(match span {
+                    None => (st, en),
+                    Some((a, b)) => (a.min(st), b.max(en)),
+                });
+                nodes.push((o as u32, st, en));
+            }
+            op_span.push(span);
         }
-        spans.push(span);
+        let mut ends_at: std::collections::HashMap<u64, Vec<usize>> = Default::default();
+        for (k, n) in nodes.iter().enumerate() {
+            ends_at.entry(n.2).or_default().push(k);
+        }
+        Some(View {
+            makespan: s.makespan(&g),
+            op_span,
+            nodes,
+            ends_at,
+        })
     }
-    Some((makespan, spans))
+
+    /// The ops along a critical chain, distinct, from its end backwards:
+    /// from a node that ends last, repeatedly a node (at random among ties)
+    /// that ends exactly when the current one starts, until none does (a
+    /// gap, or time 0). Where memory releases or core waits set a start, the
+    /// chain stops there.
+    fn critical_chain(&self, rng: &mut SplitMix64) -> Vec<u32> {
+        let nodes = &self.nodes;
+        let Some(last) = nodes.iter().map(|n| n.2).max() else {
+            return Vec::new();
+        };
+        let mut ops: Vec<u32> = Vec::new();
+        let mut at = last;
+        let mut cur: Option<usize> = None;
+        // Every step moves to a strictly earlier end, or ends the walk.
+        for _ in 0..nodes.len() {
+            let Some(c) = self.ends_at.get(&at).filter(|c| !c.is_empty()) else {
+                break;
+            };
+            let k = c[rng.below_mod(c.len())];
+            if !ops.contains(&nodes[k].0) {
+                ops.push(nodes[k].0);
+            }
+            if nodes[k].1 >= at || cur == Some(k) {
+                break; // a node of duration 0: no earlier end to move to
+            }
+            cur = Some(k);
+            at = nodes[k].1;
+        }
+        ops.reverse();
+        ops
+    }
 }
 
 #[cfg(test)]

@@ -24,7 +24,7 @@ use encode::{
     Answer, BYTES_PER_CLAUSE, BYTES_PER_LIT, Decoded, EncodeStop, Encoder, LITS_PER_CLAUSE, Limits,
     Points, estimate, estimate_bytes, event_points,
 };
-use model::{Model, candidates};
+use model::{Model, candidates_of_every_op};
 
 const ENGINE: &str = "sat";
 
@@ -195,15 +195,17 @@ pub fn fits(
     incumbent: Option<u128>,
     memory_limit_mib: u64,
 ) -> Result<(), Declined> {
-    let cand: Vec<Vec<u32>> = (0..inst.graph.n_ops() as u32)
-        .map(|o| candidates(inst, o))
-        .collect();
-    let m = Model::new(inst, &cand);
+    fits_bytes(inst, incumbent, budget_bytes(memory_limit_mib))
+}
+
+/// `fits` for a budget in bytes (the neighbourhood search asks with its own).
+pub fn fits_bytes(inst: &Instance, incumbent: Option<u128>, budget: u64) -> Result<(), Declined> {
+    let m = Model::new(inst, &candidates_of_every_op(inst));
     let tmax = match incumbent {
         Some(ms) => ms.saturating_sub(1) / u128::from(m.g),
         None => u128::from(m.horizon),
     };
-    plan(&m, tmax, budget_bytes(memory_limit_mib)).map(|_| ())
+    plan(&m, tmax, budget).map(|_| ())
 }
 
 /// The bound probes of the descent (models/sat.md 6): not started, running
@@ -811,7 +813,7 @@ fn candidate_tilings(
     certify: Option<&Certifier>,
 ) -> Candidates {
     let n_ops = inst.graph.n_ops();
-    let mut cand: Vec<Vec<u32>> = (0..n_ops as u32).map(|o| candidates(inst, o)).collect();
+    let mut cand = candidates_of_every_op(inst);
     let usable: usize = (0..n_ops as u32)
         .map(|o| inst.usable_tilings(o).count())
         .sum();

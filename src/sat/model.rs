@@ -7,7 +7,7 @@
 
 use crate::instance::{Instance, TypeIdx};
 // The dominance rule lives in prep (one rule for every engine).
-pub use crate::prep::dominance::candidates;
+pub use crate::prep::dominance::{candidates, candidates_of_every_op};
 
 /// One candidate (op, tiling): its nodes are `first .. first + n` of the model.
 #[derive(Clone, Debug)]

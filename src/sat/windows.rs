@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use super::model::{Model, candidates};
+use super::model::{Model, candidates_of_every_op};
 use crate::bounds::Bound;
 use crate::instance::Instance;
 use crate::prep::windows::{Net, Windows};
@@ -27,7 +27,7 @@ pub fn bound(inst: &Instance, lo: u64, below: Option<u128>, deadline: &Deadline)
     if n_ops == 0 || !inst.ops_without_usable_tiling().is_empty() || deadline.expired() {
         return None;
     }
-    let cands: Vec<Vec<u32>> = (0..n_ops).map(|o| candidates(inst, o)).collect();
+    let cands = candidates_of_every_op(inst);
     let nodes: u64 = cands
         .iter()
         .flatten()

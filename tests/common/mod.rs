@@ -257,3 +257,13 @@ pub fn legal_makespan(inst: &tmin::instance::Instance, s: &tmin::schedule::Sched
     );
     s.makespan(&g)
 }
+
+/// The SAT engine's optimum of `inst` within 10 s, if it proves one.
+pub fn sat_optimum(inst: &tmin::instance::Instance) -> Option<u128> {
+    let opts = tmin::solve::SolveOptions {
+        time_limit: std::time::Duration::from_secs(10),
+        ..tmin::solve::SolveOptions::default()
+    };
+    let r = tmin::engine::solve(&tmin::engine::SatEngine::default(), inst, &opts);
+    (r.status == tmin::solve::Status::Optimal).then(|| r.makespan.unwrap())
+}
