@@ -11,6 +11,7 @@ use crate::instance::Instance;
 use crate::prep::heads::{
     Item, div_ceil_u128, head_body_tail, intra_paths, jackson_preemptive, op_heads_tails,
 };
+use crate::prep::nogoods::TilingNogoods;
 
 /// One named lower bound.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,6 +30,9 @@ pub struct Bounds {
     /// critical paths), and after it.
     pub op_head: Vec<u64>,
     pub op_tail: Vec<u64>,
+    /// Tiling choices refuted before search (models/sat.md §1.2): every bound
+    /// after them ranges over what is left, and so do the exact engines.
+    pub nogoods: TilingNogoods,
 }
 
 impl Bounds {
@@ -51,7 +55,16 @@ struct OpMins {
     can_be_empty: Vec<bool>,
 }
 
-fn op_minimums(inst: &Instance) -> OpMins {
+/// The tilings of `op` a bound ranges over: its usable ones, or, when
+/// `cands` is given (what refutation left, models/sat.md §1.2), those.
+pub fn tilings_of(inst: &Instance, cands: Option<&[Vec<u32>]>, op: u32) -> Vec<u32> {
+    match cands {
+        Some(c) => c[op as usize].clone(),
+        None => inst.usable_tilings(op).collect(),
+    }
+}
+
+fn op_minimums(inst: &Instance, cands: Option<&[Vec<u32>]>) -> OpMins {
     let lib = &inst.library;
     let n_ops = inst.graph.n_ops();
     let n_cores = inst.platform.cores.len();
@@ -64,7 +77,7 @@ fn op_minimums(inst: &Instance) -> OpMins {
     let mut a = vec![0u128; n_mems];
     for op in 0..n_ops as u32 {
         let mut first = true;
-        for t in inst.usable_tilings(op) {
+        for t in tilings_of(inst, cands, op) {
             let tl = &lib.tilings[t as usize];
             w.iter_mut().for_each(|x| *x = 0);
             a.iter_mut().for_each(|x| *x = 0);
@@ -111,6 +124,13 @@ fn op_minimums(inst: &Instance) -> OpMins {
 /// Computes every bound. Instances with an op that has no usable tiling get 0
 /// (they are infeasible; that verdict is reported separately).
 pub fn lower_bounds(inst: &Instance) -> Bounds {
+    lower_bounds_over(inst, None)
+}
+
+/// Every combinatorial bound over the given candidates per op (`None`: every
+/// usable tiling). Candidates must keep an optimal schedule: the undominated
+/// tilings less those no legal schedule uses (models/sat.md §1).
+pub fn lower_bounds_over(inst: &Instance, cands: Option<&[Vec<u32>]>) -> Bounds {
     let n_ops = inst.graph.n_ops();
     if !inst.ops_without_usable_tiling().is_empty() {
         let b = Bound {
@@ -122,9 +142,10 @@ pub fn lower_bounds(inst: &Instance) -> Bounds {
             best: b,
             op_head: vec![0; n_ops],
             op_tail: vec![0; n_ops],
+            nogoods: TilingNogoods::default(),
         };
     }
-    let mins = op_minimums(inst);
+    let mins = op_minimums(inst, cands);
     let order = inst.graph.topo_order();
     let (head, tail) = op_heads_tails(&inst.graph, &order, &mins.cp, |o| {
         !mins.can_be_empty[o as usize]
@@ -143,7 +164,7 @@ pub fn lower_bounds(inst: &Instance) -> Bounds {
     });
 
     let paths = intra_paths(&inst.library);
-    let items = core_items(inst, &head, &tail, &paths);
+    let items = core_items(inst, cands, &head, &tail, &paths);
     for (c, ct) in inst.platform.cores.iter().enumerate() {
         let total: u128 = mins.work[c].iter().map(|&w| u128::from(w)).sum();
         if total == 0 || ct.count == 0 {
@@ -180,7 +201,7 @@ pub fn lower_bounds(inst: &Instance) -> Bounds {
     // Energetic reasoning starts from the best of the others: it only ever
     // raises them (models/bounds.md §8).
     let lo = all.iter().map(|b| b.value).max().unwrap_or(0);
-    let res = crate::prep::energetic::resources(inst, &head, &tail, &paths);
+    let res = crate::prep::energetic::resources(inst, cands, &head, &tail, &paths);
     if let (v, Some(src)) = crate::prep::energetic::bound(&res, lo) {
         all.push(Bound {
             value: v,
@@ -201,6 +222,7 @@ pub fn lower_bounds(inst: &Instance) -> Bounds {
         best,
         op_head: head,
         op_tail: tail,
+        nogoods: TilingNogoods::default(),
     }
 }
 
@@ -209,6 +231,7 @@ pub fn lower_bounds(inst: &Instance) -> Bounds {
 /// the least work and the smallest head and tail over its tilings.
 fn core_items(
     inst: &Instance,
+    cands: Option<&[Vec<u32>]>,
     op_head: &[u64],
     op_tail: &[u64],
     (head, after): &(Vec<u64>, Vec<u64>),
@@ -220,7 +243,7 @@ fn core_items(
     let mut per_tiling: Vec<Option<Item>> = vec![None; n_cores];
     for op in 0..inst.graph.n_ops() as u32 {
         let (oh, ot) = (op_head[op as usize], op_tail[op as usize]);
-        let tilings: Vec<u32> = inst.usable_tilings(op).collect();
+        let tilings = tilings_of(inst, cands, op);
         if tilings.len() == 1 {
             for v in lib.tilings[tilings[0] as usize].nodes() {
                 let vi = v as usize;

@@ -88,6 +88,11 @@ pub fn solve(engine: &dyn Engine, inst: &Instance, opts: &SolveOptions) -> Solve
         // capped by the incumbent (`incumbent`); list scheduling alone gets
         // it here, to know when to stop.
         let windows = opts.certify.is_none() && !engine.runs_incumbent_step();
+        // Certified proofs rest on the encoding alone: no refuted choices
+        // (uncertified SAT answers) under `--certify`.
+        if opts.certify.is_none() {
+            refute_choices(inst, &mut bounds, &deadline, opts.memory_limit_mib);
+        }
         strengthen(inst, &mut bounds, &deadline, windows);
     }
     let ctx = Context {
@@ -102,8 +107,42 @@ pub fn solve(engine: &dyn Engine, inst: &Instance, opts: &SolveOptions) -> Solve
     if !r.engine.starts_with(engine.name()) {
         r.engine = engine.name().to_string();
     }
+    note_refuted(inst, &bounds.nogoods, &mut r);
     r.wall_seconds = t0.elapsed().as_secs_f64();
     r
+}
+
+/// Most refuted tilings named one by one in a result's notes.
+const REFUTED_NOTES: usize = 10;
+
+/// The refuted tiling choices in the result's notes: each refuted tiling (up
+/// to `REFUTED_NOTES`) as proven unschedulable, then the counts.
+fn note_refuted(inst: &Instance, ng: &crate::prep::nogoods::TilingNogoods, r: &mut SolveResult) {
+    if ng.is_empty() {
+        return;
+    }
+    for &(op, t) in ng.refuted.iter().take(REFUTED_NOTES) {
+        let o = &inst.graph.ops[op as usize];
+        let tiling = inst.library.tilings[t as usize].id;
+        r.note_as(
+            NoteKind::Unschedulable {
+                op: o.id,
+                tiling,
+                proven: true,
+            },
+            format!(
+                "op {} tiling {tiling}: no legal schedule beside its neighbouring ops (refuted)",
+                o.id
+            ),
+        );
+    }
+    if ng.refuted.len() > REFUTED_NOTES {
+        r.note(format!(
+            "... and {} more refuted tilings",
+            ng.refuted.len() - REFUTED_NOTES
+        ));
+    }
+    r.note_as(NoteKind::Pruned, ng.summary());
 }
 
 /// The bounds every engine starts from: the combinatorial ones, the
@@ -124,10 +163,46 @@ pub fn strengthen(inst: &Instance, bounds: &mut Bounds, deadline: &Deadline, win
     // The window net's cheap levels (propagation, a round or two of
     // shaving); exact engines escalate it themselves where probes are hard.
     let quick = share.capped(WINDOW_BOUND_QUICK);
-    if let Some(b) = crate::sat::windows::bound(inst, bounds.best.value, None, &quick) {
+    if let Some(b) =
+        crate::sat::windows::bound(inst, &bounds.nogoods, bounds.best.value, None, &quick)
+    {
         bounds.add(b);
     }
 }
+
+/// Tiling choices refuted on small sub-instances (models/sat.md §1.2,
+/// `sat::context`), on at most 5 % of the time (1 s at most): every later
+/// bound and the SAT engine range over what is left. When tilings are
+/// refuted, the combinatorial bounds are computed again over the rest.
+pub fn refute_choices(inst: &Instance, bounds: &mut Bounds, deadline: &Deadline, memory_mib: u64) {
+    let share = deadline.share(0.05).capped(REFUTE_TIME);
+    let budget = crate::sat::budget_bytes(memory_mib) / 8;
+    let cand = crate::prep::dominance::candidates_of_every_op(inst);
+    let ng = crate::sat::context::refute(inst, cand, &share, budget);
+    if ng.is_empty() {
+        return;
+    }
+    log::info!("{}", ng.summary());
+    if let Some(cand) = &ng.cand {
+        let over = crate::bounds::lower_bounds_over(inst, Some(cand));
+        for (h, x) in bounds.op_head.iter_mut().zip(&over.op_head) {
+            *h = (*h).max(*x);
+        }
+        for (q, x) in bounds.op_tail.iter_mut().zip(&over.op_tail) {
+            *q = (*q).max(*x);
+        }
+        if over.best.value > bounds.best.value {
+            bounds.add(crate::bounds::Bound {
+                value: over.best.value,
+                source: format!("{}, refuted tilings left out", over.best.source),
+            });
+        }
+    }
+    bounds.nogoods = ng;
+}
+
+/// Most time `refute_choices` takes.
+const REFUTE_TIME: Duration = Duration::from_secs(1);
 
 /// The window net's time in the starting bounds and the incumbent step:
 /// its cheap levels (propagation, a round of shaving). The SAT engine
@@ -135,15 +210,22 @@ pub fn strengthen(inst: &Instance, bounds: &mut Bounds, deadline: &Deadline, win
 const WINDOW_BOUND_QUICK: Duration = Duration::from_millis(40);
 
 /// Every bound tmin proves without search, within `limit`: the combinatorial
-/// bounds, the tiling-choice relaxation and the window net (`tmin bound`, `check --bound`,
+/// bounds (also over the tilings refutation leaves), the tiling-choice
+/// relaxation and the window net (`tmin bound`, `check --bound`,
 /// `score`'s fallback T_min).
 pub fn proven_bounds(inst: &Instance, limit: Duration) -> Bounds {
     let mut b = lower_bounds(inst);
     let deadline = Deadline::after(limit);
+    refute_choices(
+        inst,
+        &mut b,
+        &deadline,
+        SolveOptions::default().memory_limit_mib,
+    );
     if let Some(x) = crate::milp::aggregate::bound(inst, &b, &deadline) {
         b.add(x);
     }
-    if let Some(x) = crate::sat::windows::bound(inst, b.best.value, None, &deadline) {
+    if let Some(x) = crate::sat::windows::bound(inst, &b.nogoods, b.best.value, None, &deadline) {
         b.add(x);
     }
     b
@@ -215,7 +297,9 @@ fn window_bound(ctx: &Context, mut r: SolveResult) -> SolveResult {
     let t = Instant::now();
     let quick = ctx.deadline.share(0.1).capped(WINDOW_BOUND_QUICK);
     let lo = r.lower_bound.max(ctx.bounds.best.value);
-    if let Some(b) = crate::sat::windows::bound(ctx.inst, lo, r.makespan, &quick) {
+    if let Some(b) =
+        crate::sat::windows::bound(ctx.inst, &ctx.bounds.nogoods, lo, r.makespan, &quick)
+    {
         log::info!(
             "window net: bound {} in {:.3} s",
             b.value,
@@ -307,7 +391,15 @@ pub fn neighbourhood_search(ctx: &Context, r: SolveResult, share: f64, round: u6
         ("time windows", crate::sat::lns_windows::improve)
     };
     let seed = crate::rng::SplitMix64::stream(ctx.opts.seed, round).next_u64();
-    let (better, stats) = improve(ctx.inst, s, r.lower_bound, &deadline, seed, budget);
+    let (better, stats) = improve(
+        ctx.inst,
+        &ctx.bounds.nogoods,
+        s,
+        r.lower_bound,
+        &deadline,
+        seed,
+        budget,
+    );
     let before = r.makespan;
     let mut r = match better {
         Some(better) => with_improvement(ctx, r, better, "neighbourhood search"),

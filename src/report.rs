@@ -346,6 +346,25 @@ pub fn bound_json(inst: &Instance, b: &Bounds) -> Value {
         "lower_bound": b.best.value,
         "binds": b.best.source,
         "bounds": b.all.iter().map(|x| json!({"source": x.source, "value": x.value})).collect::<Vec<_>>(),
+        "refuted": refuted_json(inst, &b.nogoods),
+    })
+}
+
+/// Refuted tiling choices (models/sat.md §1.2) by op and tiling id:
+/// `{"tilings": [[op, tiling], ...], "pairs": [[op, tiling, op, tiling], ...]}`.
+fn refuted_json(inst: &Instance, ng: &crate::prep::nogoods::TilingNogoods) -> Value {
+    let id = |(op, t): (u32, u32)| {
+        (
+            inst.graph.ops[op as usize].id,
+            inst.library.tilings[t as usize].id,
+        )
+    };
+    json!({
+        "tilings": ng.refuted.iter().map(|&x| { let (o, t) = id(x); json!([o, t]) }).collect::<Vec<_>>(),
+        "pairs": ng.pairs.iter().map(|&[a, b]| {
+            let ((oa, ta), (ob, tb)) = (id(a), id(b));
+            json!([oa, ta, ob, tb])
+        }).collect::<Vec<_>>(),
     })
 }
 
@@ -354,6 +373,9 @@ pub fn bound_text(inst: &Instance, b: &Bounds) -> String {
     let _ = writeln!(s, "lower bound  {} ({})", b.best.value, b.best.source);
     for x in &b.all {
         let _ = writeln!(s, "  {:>20}  {}", x.value, x.source);
+    }
+    if !b.nogoods.is_empty() {
+        let _ = writeln!(s, "refuted      {}", b.nogoods.summary());
     }
     if !inst.ops_without_usable_tiling().is_empty() {
         let _ = writeln!(s, "the instance is infeasible: an op has no usable tiling");

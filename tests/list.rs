@@ -346,14 +346,19 @@ fn solve_cli_writes_a_checked_schedule_and_json() {
 
 /// Tiling 0 is shorter but cannot be scheduled (its holder's two successors
 /// must start together to release it, and there is one core); tiling 1 (a chain
-/// of 6 + 6 + 6, small memory) can. The engine falls back to the lean tiling,
-/// finds 18, and reports tiling 0 as never schedulable.
+/// of 6 + 6 + 6, small memory) can. The engine falls back to the lean tiling
+/// and finds 18. Refutation (models/sat.md §1.2) proves tiling 0 has no legal
+/// schedule before the search, so the bound is tiling 1's work, 18 (15, the
+/// least work over both tilings, without it): optimal, with tiling 0 reported
+/// as proven unschedulable.
 #[test]
 fn an_unschedulable_tiling_is_avoided_and_reported() {
     let inst = parse(include_str!("data/cases/memory-deadlock-escape.txt"));
+    assert_eq!(lower_bounds(&inst).best.value, 15);
     let r = solve_checked(&inst, 0.5);
     assert_eq!(r.makespan, Some(18));
-    assert_eq!(r.lower_bound, 15, "min work 15 on the single core");
+    assert_eq!(r.status, Status::Optimal, "{:?}", r.notes);
+    assert_eq!(r.lower_bound, 18, "tiling 1's work on the single core");
     let s = r.schedule.as_ref().unwrap();
     assert_eq!(inst.library.tilings[s.choice[0] as usize].id, 1);
     assert!(
@@ -361,7 +366,7 @@ fn an_unschedulable_tiling_is_avoided_and_reported() {
             == NoteKind::Unschedulable {
                 op: 7,
                 tiling: 0,
-                proven: false
+                proven: true
             }),
         "{:?}",
         r.notes

@@ -40,7 +40,8 @@ fn search(
 ) -> Option<Schedule> {
     let deadline = Deadline::after(Duration::from_secs_f64(secs));
     let budget = tmin::sat::budget_bytes(tmin::solve::DEFAULT_MEMORY_LIMIT_MIB);
-    improve(inst, s, lo, &deadline, 1, budget).0
+    let none = tmin::prep::nogoods::TilingNogoods::default();
+    improve(inst, &none, s, lo, &deadline, 1, budget).0
 }
 
 /// Small memory-tight instances whose optimum the SAT engine proves: the

@@ -123,6 +123,105 @@ fn never_schedulable_tiling_is_pruned_and_the_other_used() {
     assert_eq!(r.schedule.as_ref().unwrap().choice, vec![1]);
 }
 
+/// One core, memory 100. Op 1 is tiling 0 (1 unit, holds 60) or tiling 1
+/// (5 units, holds 30); ops 2 and 3 follow it, one node each (1 unit, 60).
+/// With tiling 0, op 1's node holds 60 until both successors have started;
+/// on one core they start at different instants, and at the first one
+/// 60 + 60 > 100: no legal schedule, although the tiling is legal alone
+/// (models/sat.md §1.2). So tiling 1: 5 + 1 + 1 = 7, where every bound over
+/// all tilings says 3.
+const LEGAL_ALONE_NOT_BESIDE: &str = "SetSocInfo([[0,1]],[[0,100]])
+AddOpInfo(1,1,0,[],[[1,0,1]],[[1,0,60]])
+AddOpInfo(1,1,1,[],[[1,0,5]],[[1,0,30]])
+AddOpInfo(2,1,0,[],[[1,0,1]],[[1,0,60]])
+GetInferenceScheResult([[1,2],[1,3]],[[1,1,1],[2,2,1],[3,2,1]])
+";
+
+#[test]
+fn tiling_legal_alone_is_refuted_beside_its_successors() {
+    let i = inst(LEGAL_ALONE_NOT_BESIDE);
+    assert_eq!(tmin::bounds::lower_bounds(&i).best.value, 3);
+    let b = tmin::engine::proven_bounds(&i, Duration::from_secs(10));
+    let t = |op: usize, id: u32| i.library.find_tiling(i.graph.ops[op].group, id).unwrap();
+    assert_eq!(b.nogoods.refuted, vec![(0, t(0, 0))], "{:?}", b.nogoods);
+    assert_eq!(b.nogoods.cand.as_ref().unwrap()[0], vec![t(0, 1)]);
+    assert_eq!(b.best.value, 7, "{:?}", b.all);
+    let r = sat(&i);
+    assert_optimal(&r, 7);
+    assert_eq!(r.schedule.as_ref().unwrap().choice[0], 1);
+}
+
+/// One core, memory 100; op 1 -> op 2. Op 1: tiling 0 (1 unit, 60) or 1 (3
+/// units, 10); op 2: tiling 0 (two parallel nodes of 1 unit, 60 each) or 1
+/// (one node, 3 units, 10). Tilings 0 and 0 together: op 1's node holds 60
+/// until both of op 2's nodes have started, at different instants on one
+/// core: 120 at the first. Every other pair is legal (0+1: 4, 1+0: 5, 1+1:
+/// 6), so each tiling alone survives and only the pair is refuted; the
+/// tiling-choice relaxation then proves 4, where the least work says 3.
+const PAIR_REFUTED: &str = "SetSocInfo([[0,1]],[[0,100]])
+AddOpInfo(1,1,0,[],[[1,0,1]],[[1,0,60]])
+AddOpInfo(1,1,1,[],[[1,0,3]],[[1,0,10]])
+AddOpInfo(2,1,0,[],[[1,0,1],[2,0,1]],[[1,0,60],[2,0,60]])
+AddOpInfo(2,1,1,[],[[1,0,3]],[[1,0,10]])
+GetInferenceScheResult([[1,2]],[[1,1,1],[2,2,1]])
+";
+
+#[test]
+fn tiling_pair_is_refuted_and_raises_the_bound() {
+    let i = inst(PAIR_REFUTED);
+    assert_eq!(tmin::bounds::lower_bounds(&i).best.value, 3);
+    let b = tmin::engine::proven_bounds(&i, Duration::from_secs(10));
+    assert!(b.nogoods.refuted.is_empty(), "{:?}", b.nogoods);
+    let t0 = |op: usize| i.library.find_tiling(i.graph.ops[op].group, 0).unwrap();
+    assert_eq!(b.nogoods.pairs, vec![[(0, t0(0)), (1, t0(1))]]);
+    assert_eq!(b.best.value, 4, "{:?}", b.all);
+    assert_optimal(&sat(&i), 4);
+}
+
+/// Every refuted tiling and tiling pair (models/sat.md §1.2) is absent from
+/// every legal schedule, by brute force over each tiling choice, on tiny
+/// random instances of two ops joined by an op edge.
+#[test]
+fn refuted_choices_are_in_no_legal_schedule() {
+    let (mut refuted, mut instances) = (0, 0);
+    for seed in 1..=600 {
+        let Some(text) = tiny_from(seed, 1) else {
+            continue;
+        };
+        let i = inst(&text);
+        if i.graph.n_edges() == 0 {
+            continue;
+        }
+        instances += 1;
+        let cand = tmin::prep::dominance::candidates_of_every_op(&i);
+        let deadline = tmin::solve::Deadline::after(Duration::from_secs(10));
+        let ng = tmin::sat::context::refute(&i, cand.clone(), &deadline, 1 << 28);
+        let legal = |op: usize, t: u32, pair: Option<(usize, u32)>| {
+            every_choice(&i).iter().any(|c| {
+                c[op] == t
+                    && pair.is_none_or(|(o, u)| c[o] == u)
+                    && brute_force_choice(&i, c).is_some()
+            })
+        };
+        for &(op, t) in &ng.refuted {
+            refuted += 1;
+            assert!(
+                !legal(op as usize, t, None),
+                "seed {seed}: op {op} tiling {t}\n{text}"
+            );
+        }
+        for &[(a, ta), (b, tb)] in &ng.pairs {
+            refuted += 1;
+            assert!(
+                !legal(a as usize, ta, Some((b as usize, tb))),
+                "seed {seed}: pair {a}:{ta} {b}:{tb}\n{text}"
+            );
+        }
+    }
+    eprintln!("{instances} instances, {refuted} refuted tilings and pairs");
+    assert!(instances >= 50 && refuted > 0, "{instances} {refuted}");
+}
+
 #[test]
 fn several_cores_per_type() {
     // Four independent nodes of 3 on a type with 2 cores, plus one of 2 on
@@ -141,6 +240,14 @@ GetInferenceScheResult([],[[1,1,1]])",
 /// the sum of durations, which suffices: models/sat.md), each judged by the
 /// validator with cores assigned by interval colouring. `None`: infeasible.
 fn brute_force(i: &Instance) -> Option<u64> {
+    every_choice(i)
+        .iter()
+        .filter_map(|c| brute_force_choice(i, c))
+        .min()
+}
+
+/// Every tiling choice over the usable tilings (library indices, by op).
+fn every_choice(i: &Instance) -> Vec<Vec<u32>> {
     let mut choices: Vec<Vec<u32>> = vec![Vec::new()];
     for op in 0..i.graph.n_ops() as u32 {
         let ts: Vec<u32> = i.usable_tilings(op).collect();
@@ -155,21 +262,24 @@ fn brute_force(i: &Instance) -> Option<u64> {
             })
             .collect();
     }
+    choices
+}
+
+/// `brute_force` for one tiling choice (library tilings, one per op).
+fn brute_force_choice(i: &Instance, choice: &[u32]) -> Option<u64> {
     let mut best: Option<u64> = None;
-    for choice in choices {
-        let g = NodeGraph::new(i, choice.clone()).unwrap();
-        let n = g.n_nodes();
-        let horizon: u64 = (0..g.n_nodes() as u32).map(|v| g.dur(v)).sum();
-        let order = g.topo_order();
-        let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for v in 0..n as u32 {
-            g.for_each_pred(v, |u| preds[v as usize].push(u));
-        }
-        let mut start = vec![0u64; n];
-        dfs(
-            &g, &choice, &order, &preds, 0, horizon, &mut start, &mut best,
-        );
+    let g = NodeGraph::new(i, choice.to_vec()).unwrap();
+    let n = g.n_nodes();
+    let horizon: u64 = (0..g.n_nodes() as u32).map(|v| g.dur(v)).sum();
+    let order = g.topo_order();
+    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for v in 0..n as u32 {
+        g.for_each_pred(v, |u| preds[v as usize].push(u));
     }
+    let mut start = vec![0u64; n];
+    dfs(
+        &g, choice, &order, &preds, 0, horizon, &mut start, &mut best,
+    );
     best
 }
 
@@ -297,7 +407,7 @@ fn window_bound_at_most(i: &Instance, opt: Option<u64>, seed: u64) {
     let b = tmin::bounds::lower_bounds(i);
     let deadline = tmin::solve::Deadline::after(std::time::Duration::from_secs(5));
     if let (Some(w), Some(opt)) = (
-        tmin::sat::windows::bound(i, b.best.value, None, &deadline),
+        tmin::sat::windows::bound(i, &b.nogoods, b.best.value, None, &deadline),
         opt,
     ) {
         assert!(

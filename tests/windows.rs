@@ -26,6 +26,7 @@ fn never_above_the_known_optimum_of_job_shops() {
         let comb = lower_bounds(&inst);
         let Some(w) = tmin::sat::windows::bound(
             &inst,
+            &comb.nogoods,
             comb.best.value,
             None,
             &Deadline::after(Duration::from_secs(4)),

@@ -14,7 +14,6 @@ use std::time::Instant;
 use super::highs::{Col, Expr, Milp, Params, RunStatus, run};
 use crate::bounds::{Bound, Bounds};
 use crate::instance::Instance;
-use crate::prep::dominance::candidates_of_every_op;
 use crate::solve::Deadline;
 
 /// Largest op count the model is built for (rows and columns grow linearly;
@@ -61,7 +60,7 @@ pub fn bound(inst: &Instance, bounds: &Bounds, deadline: &Deadline) -> Option<Bo
     {
         return None;
     }
-    let cands = candidates_of_every_op(inst);
+    let cands = bounds.nogoods.candidates(inst);
     let unit = crate::prep::unit::duration_unit(&inst.library, cands.iter().flatten().copied());
     let per_op = op_candidates(inst, &cands, unit);
     let total: f64 = per_op
@@ -106,11 +105,16 @@ pub fn bound(inst: &Instance, bounds: &Bounds, deadline: &Deadline) -> Option<Bo
     Some(Bound {
         value,
         source: format!(
-            "tiling-choice relaxation (MILP{})",
+            "tiling-choice relaxation (MILP{}{})",
             if r.status == RunStatus::Optimal {
                 ", solved"
             } else {
                 ", dual bound"
+            },
+            if bounds.nogoods.is_empty() {
+                ""
+            } else {
+                ", refuted tiling choices left out"
             }
         ),
     })
@@ -178,6 +182,26 @@ fn model(
             }
         })
         .collect();
+    // Refuted pairs (models/sat.md §1.2): x(a,ka) + x(b,kb) <= 1, a single
+    // candidate counting as the constant 1.
+    for &[(a, ta), (b, tb)] in &bounds.nogoods.pairs {
+        let mut e = Expr::default();
+        for (op, t) in [(a, ta), (b, tb)] {
+            let o = op as usize;
+            let Some(k) = cands[o].iter().position(|&c| c == t) else {
+                continue;
+            };
+            match x[o][k] {
+                Some(col) => {
+                    e.add(col, 1.0);
+                }
+                None => {
+                    e.add_const(1.0);
+                }
+            }
+        }
+        m.le(&e, 1.0, String::new);
+    }
     // `sum over the op's choice of f(candidate)`, as an expression.
     let chosen = |o: usize, f: &dyn Fn(&Cand) -> f64| -> Expr {
         let mut e = Expr::default();

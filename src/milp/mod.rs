@@ -285,9 +285,8 @@ impl<'a> Engine<'a> {
     fn exact(mut self) -> SolveResult {
         let inst = self.inst;
         // 2. Tiling combinations.
-        let per_op: Vec<Vec<u32>> = (0..inst.graph.n_ops() as u32)
-            .map(|op| crate::prep::dominance::candidates(inst, op))
-            .collect();
+        // Undominated tilings less those refuted (models/sat.md §1.2).
+        let per_op: Vec<Vec<u32>> = self.bounds.nogoods.candidates(inst);
         // Exact counts (checked products): a saturated count printed 2^64 - 1.
         let usable: Option<u64> = (0..inst.graph.n_ops() as u32)
             .map(|op| inst.usable_tilings(op).count() as u64)
@@ -325,6 +324,13 @@ impl<'a> Engine<'a> {
             return self.fallback();
         }
         let mut combos = self.enumerate(&per_op);
+        // No combination with a refuted pair has a legal schedule.
+        let pairs = &self.bounds.nogoods.pairs;
+        combos.retain(|c| {
+            !pairs
+                .iter()
+                .any(|&[(a, ta), (b, tb)]| c.choice[a as usize] == ta && c.choice[b as usize] == tb)
+        });
         if combos.is_empty() {
             // A combination could not be built (reported in a note).
             return self.fallback();

@@ -50,6 +50,7 @@ pub struct Resource {
 /// `head` and `after` are the library's intra-tiling paths (`intra_paths`).
 pub fn resources(
     inst: &Instance,
+    cands: Option<&[Vec<u32>]>,
     op_head: &[u64],
     op_tail: &[u64],
     (head, after): &(Vec<u64>, Vec<u64>),
@@ -83,7 +84,7 @@ pub fn resources(
         for op in 0..inst.graph.n_ops() as u32 {
             let (oh, ot) = (op_head[op as usize], op_tail[op as usize]);
             let mut alts: Vec<Vec<Part>> = Vec::new();
-            for t in inst.usable_tilings(op) {
+            for t in crate::bounds::tilings_of(inst, cands, op) {
                 let mut alt = Vec::new();
                 for v in lib.tilings[t as usize].nodes() {
                     let vi = v as usize;

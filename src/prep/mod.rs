@@ -1,11 +1,12 @@
 //! What every exactness argument rests on, written once and used by the
 //! combinatorial bounds and every engine: heads and tails (and the
-//! one-resource bounds on them), energetic reasoning, tiling dominance, the
-//! time unit.
+//! one-resource bounds on them), energetic reasoning, tiling dominance and
+//! refuted tiling choices, the time unit.
 //! Topological orders live one layer down, in `dag` (the parser needs them).
 
 pub mod dominance;
 pub mod energetic;
 pub mod heads;
+pub mod nogoods;
 pub mod unit;
 pub mod windows;

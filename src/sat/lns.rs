@@ -19,10 +19,11 @@ use std::time::{Duration, Instant};
 use varisat::Lit;
 
 use super::encode::{Answer, Encoder, L, Limits};
-use super::model::{Model, candidates_of_every_op};
+use super::model::Model;
 use super::{plan, to_schedule};
 use crate::graph::NodeGraph;
 use crate::instance::Instance;
+use crate::prep::nogoods::TilingNogoods;
 use crate::rng::SplitMix64;
 use crate::schedule::{Schedule, check};
 use crate::solve::{Deadline, instant_after};
@@ -55,8 +56,17 @@ pub struct LnsStats {
 /// The signature both neighbourhood searches share (`improve` here and in
 /// `lns_windows`): instance, incumbent, proven bound, deadline, seed, memory
 /// budget; a better schedule if one was found, and what the search did.
-pub type Improve =
-    fn(&Instance, &Schedule, u64, &Deadline, u64, u64) -> (Option<Schedule>, LnsStats);
+/// `improve` of `lns` or `lns_windows`: (instance, refuted tiling choices,
+/// incumbent, proven bound, deadline, seed, memory budget).
+pub type Improve = fn(
+    &Instance,
+    &TilingNogoods,
+    &Schedule,
+    u64,
+    &Deadline,
+    u64,
+    u64,
+) -> (Option<Schedule>, LnsStats);
 
 /// Whether one encoding over every candidate tiling, for makespans below
 /// `incumbent`'s, fits the search's budget: where it does not, each
@@ -93,6 +103,7 @@ pub(super) struct Incumbent {
 /// horizon, a smaller encoding).
 pub fn improve(
     inst: &Instance,
+    ng: &TilingNogoods,
     start: &Schedule,
     lo: u64,
     deadline: &Deadline,
@@ -101,7 +112,7 @@ pub fn improve(
 ) -> (Option<Schedule>, LnsStats) {
     let mut stats = LnsStats::default();
     let n_ops = inst.graph.n_ops();
-    let all = candidates_of_every_op(inst);
+    let all = ng.candidates(inst);
     let flexible: Vec<u32> = (0..n_ops as u32)
         .filter(|&o| all[o as usize].len() > 1)
         .collect();
@@ -119,7 +130,8 @@ pub fn improve(
             is_offered[o as usize] = true;
         }
         let cand = offer(&all, &best, |o| is_offered[o]);
-        let m = Model::new(inst, &cand);
+        let mut m = Model::new(inst, &cand);
+        m.forbid(&ng.pairs);
         match epoch(
             &m, &best, lo, deadline, budget, &offered, &mut rng, &mut stats,
         ) {

@@ -21,9 +21,10 @@ use std::time::{Duration, Instant};
 
 use super::encode::{Answer, Encoder, Limits};
 use super::lns::{Incumbent, LnsStats, incumbent_of, offer, pick, validated};
-use super::model::{Model, candidates_of_every_op};
+use super::model::Model;
 use super::{plan, to_schedule};
 use crate::instance::Instance;
+use crate::prep::nogoods::TilingNogoods;
 use crate::rng::SplitMix64;
 use crate::schedule::Schedule;
 use crate::solve::{Deadline, instant_after};
@@ -47,6 +48,7 @@ const BUDGET: u64 = 128 << 20;
 /// `deadline`, the proven bound `lo`, or `GIVE_UP_AFTER` fruitless ones.
 pub fn improve(
     inst: &Instance,
+    ng: &TilingNogoods,
     start: &Schedule,
     lo: u64,
     deadline: &Deadline,
@@ -54,7 +56,7 @@ pub fn improve(
     budget: u64,
 ) -> (Option<Schedule>, LnsStats) {
     let mut stats = LnsStats::default();
-    let all = candidates_of_every_op(inst);
+    let all = ng.candidates(inst);
     let budget = budget.min(BUDGET);
     // A stream of its own: not the assumption-based search's choices again.
     let mut rng = SplitMix64::stream(seed, 2);
@@ -80,6 +82,7 @@ pub fn improve(
         let freed = choose_freed(&view, &all, &mut rng);
         let cand = offer(&all, &best, |o| freed.contains(&(o as u32)));
         let mut m = Model::new(inst, &cand);
+        m.forbid(&ng.pairs);
         let Some(inc) = incumbent_of(&m, &best) else {
             break;
         };

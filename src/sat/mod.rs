@@ -5,6 +5,7 @@
 //! before it is kept. The encoding and its exactness arguments: models/sat.md.
 
 pub mod certify;
+pub mod context;
 pub mod encode;
 pub mod lns;
 pub mod lns_windows;
@@ -799,8 +800,9 @@ enum Candidates {
     Infeasible(SolveResult),
 }
 
-/// The candidate tilings of every op: dominated ones dropped (prep::dominance),
-/// then those whose subgraph has no legal schedule even alone (a SAT probe at
+/// The candidate tilings of every op: dominated ones dropped (prep::dominance)
+/// and those refuted in their neighbourhoods (`bounds.nogoods`, §1.2), then
+/// those whose subgraph has no legal schedule even alone (a SAT probe at
 /// the horizon sum of its durations) pruned; without an incumbent, list
 /// scheduling runs again without them. An op left without a candidate makes
 /// the instance infeasible (the result says which op).
@@ -813,17 +815,18 @@ fn candidate_tilings(
     certify: Option<&Certifier>,
 ) -> Candidates {
     let n_ops = inst.graph.n_ops();
-    let mut cand = candidates_of_every_op(inst);
+    let mut cand = bounds.nogoods.candidates(inst);
     let usable: usize = (0..n_ops as u32)
         .map(|o| inst.usable_tilings(o).count())
         .sum();
     let kept: usize = cand.iter().map(Vec::len).sum();
-    if kept < usable {
+    let refuted = bounds.nogoods.refuted.len();
+    if kept + refuted < usable {
         res.note_as(
             NoteKind::Pruned,
             format!(
                 "{} of {usable} usable tilings dropped as dominated",
-                usable - kept
+                usable - kept - refuted
             ),
         );
     }
@@ -1132,7 +1135,8 @@ pub fn search_certified(
         return res;
     }
     let incumbent = res.makespan;
-    let m = Model::new(inst, &cand);
+    let mut m = Model::new(inst, &cand);
+    m.forbid(&bounds.nogoods.pairs);
     let g = m.g;
     // The incumbent step may have proven more than the starting bounds.
     let (lb0, lb_source) = if res.lower_bound > bounds.best.value {
@@ -1265,21 +1269,10 @@ fn alone_feasible(
     let mut cand: Vec<Vec<u32>> = vec![Vec::new(); inst.graph.n_ops()];
     cand[op] = vec![t];
     let m = Model::new(inst, &cand);
-    if m.horizon > MAX_TIME
-        || estimate_bytes(&m, m.horizon, &Points::every()) > u128::from(budget / 4)
-    {
-        return None;
-    }
     let stop = deadline.at_share(0.1);
-    let limits = Limits {
-        max_bytes: budget / 4,
-        deadline: Some(stop),
-        cancel: deadline.cancel.clone(),
-    };
-    let mut enc = Encoder::build_within(&m, m.horizon, Points::every(), limits).ok()?;
-    match enc.decide(m.horizon as i64, &[], stop) {
-        Answer::Sat(_) => Some(true),
-        Answer::Unsat => {
+    match context::decide_restriction(&m, stop, deadline.cancel.clone(), budget / 4)? {
+        (true, _) => Some(true),
+        (false, enc) => {
             if let Some(c) = certify {
                 let o = &inst.graph.ops[op];
                 let tid = inst.library.tilings[t as usize].id;
@@ -1298,7 +1291,6 @@ fn alone_feasible(
             }
             Some(false)
         }
-        Answer::Interrupted | Answer::OverBudget => None,
     }
 }
 

@@ -52,6 +52,9 @@ pub struct Model<'a> {
     /// Sum over ops of the largest total duration of a candidate (scaled, saturating):
     /// some optimal schedule of every tiling choice ends by then (models/sat.md).
     pub horizon: u64,
+    /// Pairs of slots no legal schedule selects together (refuted tiling
+    /// pairs, models/sat.md §1.2; `forbid`).
+    pub nogoods: Vec<[u32; 2]>,
 }
 
 impl<'a> Model<'a> {
@@ -112,9 +115,26 @@ impl<'a> Model<'a> {
             min_cp,
             can_be_empty,
             horizon,
+            nogoods: Vec::new(),
         };
         m.heads_tails();
         m
+    }
+
+    /// Forbids the refuted pairs `[(op, tiling), (op, tiling)]` whose two
+    /// tilings are both candidates here (models/sat.md §1.2): the encoding
+    /// gets `¬y ∨ ¬y` for each.
+    pub fn forbid(&mut self, pairs: &[[(u32, u32); 2]]) {
+        let slot_of = |(op, t): (u32, u32)| {
+            self.op_slots[op as usize]
+                .clone()
+                .find(|&s| self.slots[s as usize].tiling == t)
+        };
+        let found: Vec<[u32; 2]> = pairs
+            .iter()
+            .filter_map(|&[a, b]| Some([slot_of(a)?, slot_of(b)?]))
+            .collect();
+        self.nogoods.extend(found);
     }
 
     /// Narrows every node's start window to `win(v)` = `[lo, hi]` (scaled)

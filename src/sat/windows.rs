@@ -6,9 +6,10 @@
 
 use std::time::Instant;
 
-use super::model::{Model, candidates_of_every_op};
+use super::model::Model;
 use crate::bounds::Bound;
 use crate::instance::Instance;
+use crate::prep::nogoods::TilingNogoods;
 use crate::prep::windows::{Net, Windows};
 use crate::solve::Deadline;
 
@@ -22,12 +23,19 @@ const MAX_BOUND_NODES: u64 = 1_000_000;
 /// when it proves nothing more. With `below` (a legal makespan) the search
 /// stops short of it: that makespan needs no refuting, and the bound stays
 /// at most the optimum's largest multiple of the time unit below it.
-pub fn bound(inst: &Instance, lo: u64, below: Option<u128>, deadline: &Deadline) -> Option<Bound> {
+/// It ranges over the tilings `ng` leaves (models/sat.md §1.2).
+pub fn bound(
+    inst: &Instance,
+    ng: &TilingNogoods,
+    lo: u64,
+    below: Option<u128>,
+    deadline: &Deadline,
+) -> Option<Bound> {
     let n_ops = inst.graph.n_ops() as u32;
     if n_ops == 0 || !inst.ops_without_usable_tiling().is_empty() || deadline.expired() {
         return None;
     }
-    let cands = candidates_of_every_op(inst);
+    let cands = ng.candidates(inst);
     let nodes: u64 = cands
         .iter()
         .flatten()

@@ -1,0 +1,50 @@
+//! Tiling choices refuted before search (models/sat.md §1.2): tilings of an
+//! op that no legal schedule can use, and pairs of tilings of two adjacent
+//! ops that no legal schedule uses together. The SAT engine proves them
+//! (`sat::context`) on small sub-instances; the combinatorial bounds, the
+//! tiling-choice relaxation and the SAT encoding then range over what is
+//! left. Pure data: which tilings each bound may assume.
+
+use crate::instance::Instance;
+
+/// The tilings every bound and engine ranges over, and the pairs excluded.
+#[derive(Clone, Debug, Default)]
+pub struct TilingNogoods {
+    /// Per op, the candidate tilings left (library indices, a subset of the
+    /// undominated usable ones); `None`: nothing was refuted, the engines use
+    /// `dominance::candidates_of_every_op`.
+    pub cand: Option<Vec<Vec<u32>>>,
+    /// `[(op, tiling), (op, tiling)]` (op indices, library tilings) of two
+    /// ops joined by an op edge: no legal schedule selects both.
+    pub pairs: Vec<[(u32, u32); 2]>,
+    /// `(op, tiling)` refuted one by one (op indices, library tilings;
+    /// dominated tilings are not listed).
+    pub refuted: Vec<(u32, u32)>,
+    /// Seconds spent proving them.
+    pub seconds: f64,
+}
+
+impl TilingNogoods {
+    /// The candidates of every op: what is left after refutation, or the
+    /// undominated usable tilings when nothing was refuted.
+    pub fn candidates(&self, inst: &Instance) -> Vec<Vec<u32>> {
+        match &self.cand {
+            Some(c) => c.clone(),
+            None => crate::prep::dominance::candidates_of_every_op(inst),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.refuted.is_empty() && self.pairs.is_empty()
+    }
+
+    /// One line for notes and bound sources.
+    pub fn summary(&self) -> String {
+        format!(
+            "{} tilings and {} tiling pairs refuted in their ops' neighbourhoods ({:.2} s)",
+            self.refuted.len(),
+            self.pairs.len(),
+            self.seconds
+        )
+    }
+}

@@ -1,0 +1,260 @@
+//! Refuting tiling choices on small sub-instances (models/sat.md §1.2).
+//!
+//! Restricting a legal schedule to a set of ops gives a legal schedule of the
+//! sub-instance those ops induce (their op edges only): precedence and cores
+//! still hold, and every hold only shrinks (successors outside the set no
+//! longer extend it). So when the sub-instance of an op with one tiling and
+//! its neighbouring ops (each with every candidate) has no legal schedule, no
+//! schedule of the instance uses that tiling; likewise for a pair of tilings
+//! of two adjacent ops, with both ops' neighbours. Each sub-instance is one
+//! SAT call at its own horizon (§1.4). A tiling can be legal alone and still
+//! be refuted here: its sinks hold memory until a successor op starts, and
+//! no tiling of that successor fits beside them.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use super::MAX_TIME;
+use super::encode::{Answer, Encoder, Limits, Points, estimate_bytes};
+use super::model::Model;
+use crate::instance::Instance;
+use crate::prep::nogoods::TilingNogoods;
+use crate::solve::{Deadline, instant_after};
+
+/// Time of one check in the first round (sub-instances have tens of
+/// nodes; most answer in a few milliseconds); each later round gives the
+/// checks still undecided four times as much.
+const FIRST_CHECK: Duration = Duration::from_millis(25);
+const ROUNDS: usize = 3;
+
+/// Checks after which a pass that answers almost none gives up.
+const GIVE_UP_AFTER: usize = 32;
+
+/// Largest op count refutation is tried on: each check builds a model over
+/// the instance's op graph (linear in the ops).
+pub const MAX_OPS: usize = 5_000;
+
+/// Whether the sub-instance given by `cand` (ops without candidates are
+/// absent, with their op edges) has a legal schedule, decided at its own
+/// horizon (models/sat.md §1.4), with the encoder that answered. `None`:
+/// beyond the encoding's times or `max_bytes`, or undecided by `stop`.
+pub(super) fn decide_restriction<'m, 'a>(
+    m: &'m Model<'a>,
+    stop: Instant,
+    cancel: Option<Arc<AtomicBool>>,
+    max_bytes: u64,
+) -> Option<(bool, Encoder<'m, 'a>)> {
+    if m.horizon > MAX_TIME
+        || estimate_bytes(m, m.horizon, &Points::every()) > u128::from(max_bytes)
+    {
+        return None;
+    }
+    let limits = Limits {
+        max_bytes,
+        deadline: Some(stop),
+        cancel,
+    };
+    let mut enc = Encoder::build_within(m, m.horizon, Points::every(), limits).ok()?;
+    match enc.decide(m.horizon as i64, &[], stop) {
+        Answer::Sat(_) => Some((true, enc)),
+        Answer::Unsat => Some((false, enc)),
+        Answer::Interrupted | Answer::OverBudget => None,
+    }
+}
+
+/// The tilings and adjacent tiling pairs of `cand` (the undominated usable
+/// tilings per op) that no legal schedule uses, proven by the deadline. An
+/// op keeps at least one candidate: when every one is refuted the instance
+/// is infeasible, which the SAT engine proves on its own. Whatever is proven
+/// when the deadline comes is kept (each refutation stands alone).
+pub fn refute(
+    inst: &Instance,
+    mut cand: Vec<Vec<u32>>,
+    deadline: &Deadline,
+    max_bytes: u64,
+) -> TilingNogoods {
+    let t0 = Instant::now();
+    let n_ops = inst.graph.n_ops();
+    let mut out = TilingNogoods::default();
+    if n_ops > MAX_OPS || !inst.demands_memory() {
+        return out;
+    }
+    let g = &inst.graph;
+    let around = |op: u32| {
+        std::iter::once(op)
+            .chain(g.preds(op).iter().copied())
+            .chain(g.succs(op).iter().copied())
+    };
+    // One check: `fixed` ops restricted to one tiling each, their neighbours
+    // with every candidate left; `Some(false)` refutes the restriction.
+    let mut sub: Vec<Vec<u32>> = vec![Vec::new(); n_ops];
+    let mut decide = |cand: &[Vec<u32>], fixed: &[(u32, u32)], limit: Duration| -> Option<bool> {
+        let t = Instant::now();
+        for &(op, _) in fixed {
+            for o in around(op) {
+                sub[o as usize].clone_from(&cand[o as usize]);
+            }
+        }
+        for &(op, k) in fixed {
+            sub[op as usize] = vec![k];
+        }
+        let m = Model::new(inst, &sub);
+        let stop = deadline.end.min(instant_after(t, limit));
+        let verdict =
+            decide_restriction(&m, stop, deadline.cancel.clone(), max_bytes).map(|(sat, _)| sat);
+        for &(op, _) in fixed {
+            for o in around(op) {
+                sub[o as usize].clear();
+            }
+        }
+        log::debug!(
+            "refutation: {} nodes, {verdict:?} in {:.3} s",
+            m.nodes.len(),
+            t.elapsed().as_secs_f64()
+        );
+        verdict
+    };
+    // A legal schedule found for a check stands until one of its ops loses
+    // a candidate: `changed_at` stamps each op's last loss, `legal_at` each
+    // check's answer. Checks out of time are tried again in the next round
+    // with four times the time; the cheap ones decide most.
+    let mut stamp = 0u64;
+    let mut changed_at = vec![0u64; n_ops];
+    let mut legal_at: HashMap<[(u32, u32); 2], u64> = HashMap::new();
+    let mut limit = FIRST_CHECK;
+    // Instances whose sub-instances are nearly all too large to encode or
+    // too slow (long durations, large ops) are given up early: after
+    // `GIVE_UP_AFTER` checks, when fewer than one in eight was answered.
+    let (mut tried, mut decided) = (0usize, 0usize);
+    let hopeless = |decided: usize, tried: usize| tried >= GIVE_UP_AFTER && decided * 8 < tried;
+    'rounds: for _ in 0..ROUNDS {
+        let mut undecided = 0usize;
+        // Single tilings, until nothing changes: a refuted tiling narrows
+        // its neighbours' sub-instances.
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for op in 0..n_ops as u32 {
+                for t in cand[op as usize].clone() {
+                    if cand[op as usize].len() < 2 {
+                        break;
+                    }
+                    if deadline.expired() || hopeless(decided, tried) {
+                        break 'rounds;
+                    }
+                    let key = [(op, t), (op, t)];
+                    if legal_at
+                        .get(&key)
+                        .is_some_and(|&at| around(op).all(|o| changed_at[o as usize] <= at))
+                    {
+                        continue;
+                    }
+                    tried += 1;
+                    let verdict = decide(&cand, &[(op, t)], limit);
+                    decided += usize::from(verdict.is_some());
+                    match verdict {
+                        Some(false) => {
+                            cand[op as usize].retain(|&x| x != t);
+                            out.refuted.push((op, t));
+                            stamp += 1;
+                            changed_at[op as usize] = stamp;
+                            changed = true;
+                        }
+                        Some(true) => {
+                            legal_at.insert(key, stamp);
+                        }
+                        None => undecided += 1,
+                    }
+                }
+            }
+        }
+        // Pairs along op edges, both ops with a choice left.
+        for a in 0..n_ops as u32 {
+            for &b in g.succs(a) {
+                if cand[a as usize].len() < 2 || cand[b as usize].len() < 2 {
+                    continue;
+                }
+                for ta in cand[a as usize].clone() {
+                    for tb in cand[b as usize].clone() {
+                        if deadline.expired() || hopeless(decided, tried) {
+                            break 'rounds;
+                        }
+                        let key = [(a, ta), (b, tb)];
+                        if out.pairs.contains(&key)
+                            || legal_at.get(&key).is_some_and(|&at| {
+                                around(a)
+                                    .chain(around(b))
+                                    .all(|o| changed_at[o as usize] <= at)
+                            })
+                        {
+                            continue;
+                        }
+                        tried += 1;
+                        let verdict = decide(&cand, &key, limit);
+                        decided += usize::from(verdict.is_some());
+                        match verdict {
+                            Some(false) => out.pairs.push(key),
+                            Some(true) => {
+                                legal_at.insert(key, stamp);
+                            }
+                            None => undecided += 1,
+                        }
+                    }
+                }
+            }
+        }
+        if undecided == 0 {
+            break;
+        }
+        limit *= 4;
+    }
+    implied_by_pairs(inst, &mut cand, &mut out);
+    out.seconds = t0.elapsed().as_secs_f64();
+    if !out.refuted.is_empty() {
+        out.cand = Some(cand);
+    }
+    out
+}
+
+/// A tiling whose every remaining partner along one op edge forms a refuted
+/// pair with it is refuted too (a schedule using it would use one of those
+/// partners), until nothing changes; an op keeps at least one candidate.
+fn implied_by_pairs(inst: &Instance, cand: &mut [Vec<u32>], out: &mut TilingNogoods) {
+    if out.pairs.is_empty() {
+        return;
+    }
+    let refuted: std::collections::HashSet<[(u32, u32); 2]> = out
+        .pairs
+        .iter()
+        .flat_map(|&[a, b]| [[a, b], [b, a]])
+        .collect();
+    let g = &inst.graph;
+    loop {
+        let mut found = None;
+        'scan: for a in 0..g.n_ops() as u32 {
+            for &b in g.succs(a) {
+                for (x, y) in [(a, b), (b, a)] {
+                    if cand[x as usize].len() < 2 {
+                        continue;
+                    }
+                    for &tx in &cand[x as usize] {
+                        if cand[y as usize]
+                            .iter()
+                            .all(|&ty| refuted.contains(&[(x, tx), (y, ty)]))
+                        {
+                            found = Some((x, tx));
+                            break 'scan;
+                        }
+                    }
+                }
+            }
+        }
+        let Some((x, tx)) = found else {
+            return;
+        };
+        cand[x as usize].retain(|&t| t != tx);
+        out.refuted.push((x, tx));
+    }
+}
