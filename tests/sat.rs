@@ -180,14 +180,14 @@ fn tiling_pair_is_refuted_and_raises_the_bound() {
 
 /// Every refuted tiling and tiling pair (models/sat.md §1.2) is absent from
 /// every legal schedule, by brute force over each tiling choice, on tiny
-/// random instances of two ops joined by an op edge.
+/// random instances of two ops joined by an op edge and of three ops where
+/// two share a successor or a predecessor (sibling pairs).
 #[test]
 fn refuted_choices_are_in_no_legal_schedule() {
-    let (mut refuted, mut instances) = (0, 0);
-    for seed in 1..=600 {
-        let Some(text) = tiny_from(seed, 1) else {
-            continue;
-        };
+    let (mut refuted, mut siblings, mut instances) = (0, 0, 0);
+    let two = (1..=600).filter_map(|seed| tiny_from(seed, 1).map(|t| (seed, t)));
+    let three = (1..=400).filter_map(|seed| tiny_siblings(seed).map(|t| (seed, t)));
+    for (seed, text) in two.chain(three) {
         let i = inst(&text);
         if i.graph.n_edges() == 0 {
             continue;
@@ -212,14 +212,21 @@ fn refuted_choices_are_in_no_legal_schedule() {
         }
         for &[(a, ta), (b, tb)] in &ng.pairs {
             refuted += 1;
+            siblings +=
+                usize::from(!i.graph.succs(a).contains(&b) && !i.graph.succs(b).contains(&a));
             assert!(
                 !legal(a as usize, ta, Some((b as usize, tb))),
                 "seed {seed}: pair {a}:{ta} {b}:{tb}\n{text}"
             );
         }
     }
-    eprintln!("{instances} instances, {refuted} refuted tilings and pairs");
-    assert!(instances >= 50 && refuted > 0, "{instances} {refuted}");
+    eprintln!(
+        "{instances} instances, {refuted} refuted tilings and pairs, {siblings} sibling pairs"
+    );
+    assert!(
+        instances >= 100 && refuted > 0 && siblings > 0,
+        "{instances} {refuted} {siblings}"
+    );
 }
 
 #[test]
@@ -485,6 +492,61 @@ fn tiny_from(seed: u64, min_dur: u64) -> Option<String> {
         "SetSocInfo([[0,{cores0}],[1,1]],[[0,{size}]])\n{}\nGetInferenceScheResult([{op_edges}],[{}])\n",
         lines.join("\n"),
         ops.join(",")
+    ))
+}
+
+/// Three tiny ops, two of them siblings: `1 -> 3, 2 -> 3` (a common
+/// successor) or `1 -> 2, 1 -> 3` (a common predecessor); one core type of
+/// one or two cores, one memory type sized between the largest demand and
+/// the total; each op has 1-2 tilings of 1-2 nodes (at most 5 nodes per
+/// choice), so that brute force stays small.
+fn tiny_siblings(seed: u64) -> Option<String> {
+    let mut x = seed.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1;
+    let mut rnd = move |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    };
+    let cores = 1 + rnd(2);
+    let (mut lines, mut most_total, mut demands) = (Vec::new(), 0, Vec::new());
+    for op in 1..=3u64 {
+        let mut most = 0;
+        for t in 0..1 + rnd(2) {
+            let n = 1 + rnd(2);
+            most = most.max(n);
+            let edges = if n == 2 && rnd(2) == 0 { "[1,2]" } else { "" };
+            let (mut run, mut mem) = (Vec::new(), Vec::new());
+            for v in 1..=n {
+                run.push(format!("[{v},0,{}]", 1 + rnd(2)));
+                if rnd(10) < 8 {
+                    let d = 1 + rnd(6);
+                    demands.push(d);
+                    mem.push(format!("[{v},0,{d}]"));
+                }
+            }
+            lines.push(format!(
+                "AddOpInfo({op},1,{t},[{edges}],[{}],[{}])",
+                run.join(","),
+                mem.join(",")
+            ));
+        }
+        most_total += most;
+    }
+    if most_total > 5 || demands.is_empty() {
+        return None;
+    }
+    let big = *demands.iter().max().unwrap();
+    let total: u64 = demands.iter().sum();
+    let size = big + rnd(total.saturating_sub(big).max(1));
+    let edges = if rnd(2) == 0 {
+        "[1,3],[2,3]"
+    } else {
+        "[1,2],[1,3]"
+    };
+    Some(format!(
+        "SetSocInfo([[0,{cores}]],[[0,{size}]])\n{}\nGetInferenceScheResult([{edges}],[[1,1,1],[2,2,1],[3,3,1]])\n",
+        lines.join("\n")
     ))
 }
 

@@ -1,5 +1,5 @@
 //! Tiling choices refuted before search (models/sat.md §1.2): tilings of an
-//! op that no legal schedule can use, and pairs of tilings of two adjacent
+//! op that no legal schedule can use, and pairs of tilings of two related
 //! ops that no legal schedule uses together. The SAT engine proves them
 //! (`sat::context`) on small sub-instances; the combinatorial bounds, the
 //! tiling-choice relaxation and the SAT encoding then range over what is
@@ -15,7 +15,8 @@ pub struct TilingNogoods {
     /// `dominance::candidates_of_every_op`.
     pub cand: Option<Vec<Vec<u32>>>,
     /// `[(op, tiling), (op, tiling)]` (op indices, library tilings) of two
-    /// ops joined by an op edge: no legal schedule selects both.
+    /// related ops (joined by an op edge, or with a common predecessor or
+    /// successor op): no legal schedule selects both.
     pub pairs: Vec<[(u32, u32); 2]>,
     /// `(op, tiling)` refuted one by one (op indices, library tilings;
     /// dominated tilings are not listed).

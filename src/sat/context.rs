@@ -6,7 +6,8 @@
 //! longer extend it). So when the sub-instance of an op with one tiling and
 //! its neighbouring ops (each with every candidate) has no legal schedule, no
 //! schedule of the instance uses that tiling; likewise for a pair of tilings
-//! of two adjacent ops, with both ops' neighbours. Each sub-instance is one
+//! of two related ops (adjacent, or with a common neighbour op), with both
+//! ops' neighbours. Each sub-instance is one
 //! SAT call at its own horizon (§1.4). A tiling can be legal alone and still
 //! be refuted here: its sinks hold memory until a successor op starts, and
 //! no tiling of that successor fits beside them.
@@ -64,7 +65,7 @@ pub(super) fn decide_restriction<'m, 'a>(
     }
 }
 
-/// The tilings and adjacent tiling pairs of `cand` (the undominated usable
+/// The tilings and related tiling pairs of `cand` (the undominated usable
 /// tilings per op) that no legal schedule uses, proven by the deadline. An
 /// op keeps at least one candidate: when every one is refuted the instance
 /// is infeasible, which the SAT engine proves on its own. Whatever is proven
@@ -123,6 +124,7 @@ pub fn refute(
     let mut stamp = 0u64;
     let mut changed_at = vec![0u64; n_ops];
     let mut legal_at: HashMap<[(u32, u32); 2], u64> = HashMap::new();
+    let related = related_ops(inst);
     let mut limit = FIRST_CHECK;
     // Instances whose sub-instances are nearly all too large to encode or
     // too slow (long durations, large ops) are given up early: after
@@ -170,37 +172,35 @@ pub fn refute(
                 }
             }
         }
-        // Pairs along op edges, both ops with a choice left.
-        for a in 0..n_ops as u32 {
-            for &b in g.succs(a) {
-                if cand[a as usize].len() < 2 || cand[b as usize].len() < 2 {
-                    continue;
-                }
-                for ta in cand[a as usize].clone() {
-                    for tb in cand[b as usize].clone() {
-                        if deadline.expired() || hopeless(decided, tried) {
-                            break 'rounds;
+        // Pairs of related ops, both with a choice left.
+        for &(a, b) in &related {
+            if cand[a as usize].len() < 2 || cand[b as usize].len() < 2 {
+                continue;
+            }
+            for ta in cand[a as usize].clone() {
+                for tb in cand[b as usize].clone() {
+                    if deadline.expired() || hopeless(decided, tried) {
+                        break 'rounds;
+                    }
+                    let key = [(a, ta), (b, tb)];
+                    if out.pairs.contains(&key)
+                        || legal_at.get(&key).is_some_and(|&at| {
+                            around(a)
+                                .chain(around(b))
+                                .all(|o| changed_at[o as usize] <= at)
+                        })
+                    {
+                        continue;
+                    }
+                    tried += 1;
+                    let verdict = decide(&cand, &key, limit);
+                    decided += usize::from(verdict.is_some());
+                    match verdict {
+                        Some(false) => out.pairs.push(key),
+                        Some(true) => {
+                            legal_at.insert(key, stamp);
                         }
-                        let key = [(a, ta), (b, tb)];
-                        if out.pairs.contains(&key)
-                            || legal_at.get(&key).is_some_and(|&at| {
-                                around(a)
-                                    .chain(around(b))
-                                    .all(|o| changed_at[o as usize] <= at)
-                            })
-                        {
-                            continue;
-                        }
-                        tried += 1;
-                        let verdict = decide(&cand, &key, limit);
-                        decided += usize::from(verdict.is_some());
-                        match verdict {
-                            Some(false) => out.pairs.push(key),
-                            Some(true) => {
-                                legal_at.insert(key, stamp);
-                            }
-                            None => undecided += 1,
-                        }
+                        None => undecided += 1,
                     }
                 }
             }
@@ -210,7 +210,7 @@ pub fn refute(
         }
         limit *= 4;
     }
-    implied_by_pairs(inst, &mut cand, &mut out);
+    implied_by_pairs(&related, &mut cand, &mut out);
     out.seconds = t0.elapsed().as_secs_f64();
     if !out.refuted.is_empty() {
         out.cand = Some(cand);
@@ -218,10 +218,37 @@ pub fn refute(
     out
 }
 
-/// A tiling whose every remaining partner along one op edge forms a refuted
+/// The op pairs whose tiling pairs are checked: the two ends of an op edge
+/// first, then two ops with a common successor op (both hold memory until it
+/// starts) or a common predecessor (it holds until both have started). Each
+/// pair once, `(a, b)` with `a < b` for siblings.
+fn related_ops(inst: &Instance) -> Vec<(u32, u32)> {
+    let g = &inst.graph;
+    let n = g.n_ops() as u32;
+    let mut out: Vec<(u32, u32)> = (0..n)
+        .flat_map(|a| g.succs(a).iter().map(move |&b| (a, b)))
+        .collect();
+    let mut seen: std::collections::HashSet<(u32, u32)> =
+        out.iter().map(|&(a, b)| (a.min(b), a.max(b))).collect();
+    for x in 0..n {
+        for group in [g.preds(x), g.succs(x)] {
+            for (i, &a) in group.iter().enumerate() {
+                for &b in &group[i + 1..] {
+                    let key = (a.min(b), a.max(b));
+                    if a != b && seen.insert(key) {
+                        out.push(key);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A tiling whose every remaining partner in one related op forms a refuted
 /// pair with it is refuted too (a schedule using it would use one of those
 /// partners), until nothing changes; an op keeps at least one candidate.
-fn implied_by_pairs(inst: &Instance, cand: &mut [Vec<u32>], out: &mut TilingNogoods) {
+fn implied_by_pairs(related: &[(u32, u32)], cand: &mut [Vec<u32>], out: &mut TilingNogoods) {
     if out.pairs.is_empty() {
         return;
     }
@@ -230,23 +257,20 @@ fn implied_by_pairs(inst: &Instance, cand: &mut [Vec<u32>], out: &mut TilingNogo
         .iter()
         .flat_map(|&[a, b]| [[a, b], [b, a]])
         .collect();
-    let g = &inst.graph;
     loop {
         let mut found = None;
-        'scan: for a in 0..g.n_ops() as u32 {
-            for &b in g.succs(a) {
-                for (x, y) in [(a, b), (b, a)] {
-                    if cand[x as usize].len() < 2 {
-                        continue;
-                    }
-                    for &tx in &cand[x as usize] {
-                        if cand[y as usize]
-                            .iter()
-                            .all(|&ty| refuted.contains(&[(x, tx), (y, ty)]))
-                        {
-                            found = Some((x, tx));
-                            break 'scan;
-                        }
+        'scan: for &(a, b) in related {
+            for (x, y) in [(a, b), (b, a)] {
+                if cand[x as usize].len() < 2 {
+                    continue;
+                }
+                for &tx in &cand[x as usize] {
+                    if cand[y as usize]
+                        .iter()
+                        .all(|&ty| refuted.contains(&[(x, tx), (y, ty)]))
+                    {
+                        found = Some((x, tx));
+                        break 'scan;
                     }
                 }
             }
