@@ -93,7 +93,13 @@ pub fn solve(engine: &dyn Engine, inst: &Instance, opts: &SolveOptions) -> Solve
         if opts.certify.is_none() {
             refute_choices(inst, &mut bounds, &deadline, opts.memory_limit_mib);
         }
-        strengthen(inst, &mut bounds, &deadline, windows);
+        strengthen(
+            inst,
+            &mut bounds,
+            &deadline,
+            windows,
+            opts.certify.is_none(),
+        );
     }
     let ctx = Context {
         inst,
@@ -152,9 +158,15 @@ fn note_refuted(inst: &Instance, ng: &crate::prep::nogoods::TilingNogoods, r: &m
 /// on no SAT answer, and the SAT engine's certified proofs should carry the
 /// bounds they can) and where the incumbent step computes it
 /// (`window_bound`, capped by the incumbent's makespan).
-pub fn strengthen(inst: &Instance, bounds: &mut Bounds, deadline: &Deadline, windows: bool) {
+pub fn strengthen(
+    inst: &Instance,
+    bounds: &mut Bounds,
+    deadline: &Deadline,
+    windows: bool,
+    refute: bool,
+) {
     let share = deadline.share(0.1).capped(Duration::from_secs(2));
-    if let Some(b) = crate::milp::aggregate::bound(inst, bounds, &share) {
+    if let Some(b) = tiling_choice_bound(inst, bounds, &share, refute) {
         bounds.add(b);
     }
     if !windows {
@@ -201,6 +213,55 @@ pub fn refute_choices(inst: &Instance, bounds: &mut Bounds, deadline: &Deadline,
     bounds.nogoods = ng;
 }
 
+/// The tiling-choice relaxation (models/bounds.md §6). With `refute`, its
+/// optimal choices are checked too: while one has an op neighbourhood
+/// without a legal schedule (`sat::context::refute_choice`), those
+/// combinations are cut (kept in `bounds.nogoods`, for every later bound
+/// and engine) and the relaxation is solved again, at most
+/// `CHOICE_ROUNDS` times.
+pub fn tiling_choice_bound(
+    inst: &Instance,
+    bounds: &mut Bounds,
+    deadline: &Deadline,
+    refute: bool,
+) -> Option<crate::bounds::Bound> {
+    let t = Instant::now();
+    let budget = crate::sat::budget_bytes(SolveOptions::default().memory_limit_mib) / 8;
+    let mut last = None;
+    for _ in 0..CHOICE_ROUNDS {
+        let Some((b, choice)) = crate::milp::aggregate::solve(inst, bounds, deadline) else {
+            break;
+        };
+        last = Some(b);
+        let Some(choice) = choice.filter(|_| refute) else {
+            break;
+        };
+        // A set of ops without a choice left proves the instance infeasible
+        // (the relaxation would have no solution): the engines prove that
+        // themselves. A set found again (the relaxation did not cut it) ends
+        // the loop too.
+        let cands = bounds.nogoods.candidates(inst);
+        let sets: Vec<Vec<(u32, u32)>> =
+            crate::sat::context::refute_choice(inst, &choice, deadline, budget)
+                .into_iter()
+                .filter(|s| s.iter().any(|&(o, _)| cands[o as usize].len() > 1))
+                .filter(|s| !bounds.nogoods.sets.contains(s))
+                .collect();
+        if sets.is_empty() {
+            break;
+        }
+        bounds.nogoods.sets.extend(sets);
+    }
+    if !bounds.nogoods.sets.is_empty() {
+        bounds.nogoods.seconds += t.elapsed().as_secs_f64();
+        log::info!("{}", bounds.nogoods.summary());
+    }
+    last
+}
+
+/// Most times `tiling_choice_bound` solves the relaxation.
+const CHOICE_ROUNDS: usize = 50;
+
 /// Most time `refute_choices` takes.
 const REFUTE_TIME: Duration = Duration::from_secs(1);
 
@@ -222,7 +283,7 @@ pub fn proven_bounds(inst: &Instance, limit: Duration) -> Bounds {
         &deadline,
         SolveOptions::default().memory_limit_mib,
     );
-    if let Some(x) = crate::milp::aggregate::bound(inst, &b, &deadline) {
+    if let Some(x) = tiling_choice_bound(inst, &mut b, &deadline, true) {
         b.add(x);
     }
     if let Some(x) = crate::sat::windows::bound(inst, &b.nogoods, b.best.value, None, &deadline) {

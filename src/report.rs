@@ -351,7 +351,8 @@ pub fn bound_json(inst: &Instance, b: &Bounds) -> Value {
 }
 
 /// Refuted tiling choices (models/sat.md §1.2) by op and tiling id:
-/// `{"tilings": [[op, tiling], ...], "pairs": [[op, tiling, op, tiling], ...]}`.
+/// `{"tilings": [[op, tiling], ...], "pairs": [[op, tiling, op, tiling], ...],
+/// "sets": [[[op, tiling], ...], ...]}`.
 fn refuted_json(inst: &Instance, ng: &crate::prep::nogoods::TilingNogoods) -> Value {
     let id = |(op, t): (u32, u32)| {
         (
@@ -364,6 +365,9 @@ fn refuted_json(inst: &Instance, ng: &crate::prep::nogoods::TilingNogoods) -> Va
         "pairs": ng.pairs.iter().map(|&[a, b]| {
             let ((oa, ta), (ob, tb)) = (id(a), id(b));
             json!([oa, ta, ob, tb])
+        }).collect::<Vec<_>>(),
+        "sets": ng.sets.iter().map(|s| {
+            s.iter().map(|&x| { let (o, t) = id(x); json!([o, t]) }).collect::<Vec<_>>()
         }).collect::<Vec<_>>(),
     })
 }

@@ -93,3 +93,43 @@ fn never_above_the_optimum_on_the_case_set_and_job_shops() {
         assert!(agg <= opt, "{path}: {agg} > {opt}");
     }
 }
+
+/// `tmin gen --ops 25 --nodes 4-8 --tilings 3 --tightness 1 --cores 1,2,1
+/// --density 0.5 --seed 2` (hard-o25-s2 of results/memtight.md): the
+/// relaxation's load-optimal tiling choices have op neighbourhoods without a
+/// legal schedule; cutting them (engine::tiling_choice_bound, models/bounds.md
+/// §6) raises the bound above the plain relaxation's, and it stays at most
+/// the makespan of a legal schedule.
+#[test]
+fn refuted_neighbourhoods_raise_the_relaxation() {
+    let cfg = GenConfig {
+        seed: 2,
+        ops: 25,
+        nodes_min: 4,
+        nodes_max: 8,
+        tilings: 3,
+        cores: vec![1, 2, 1],
+        tightness: 1.0,
+        density: 0.5,
+        ..GenConfig::default()
+    };
+    let inst = generate(&cfg).unwrap().instance;
+    let plain = aggregate(&inst);
+    let mut b = lower_bounds(&inst);
+    let cut = tmin::engine::tiling_choice_bound(
+        &inst,
+        &mut b,
+        &Deadline::after(Duration::from_secs(20)),
+        true,
+    )
+    .unwrap()
+    .value;
+    assert!(cut > plain, "{cut} not above {plain}");
+    assert!(!b.nogoods.sets.is_empty());
+    let opts = tmin::solve::SolveOptions {
+        time_limit: Duration::from_secs(5),
+        ..tmin::solve::SolveOptions::default()
+    };
+    let r = tmin::engine::solve(&tmin::engine::ListEngine::default(), &inst, &opts);
+    assert!(u128::from(cut) <= r.makespan.unwrap(), "{cut} {r:?}");
+}

@@ -178,13 +178,14 @@ fn tiling_pair_is_refuted_and_raises_the_bound() {
     assert_optimal(&sat(&i), 4);
 }
 
-/// Every refuted tiling and tiling pair (models/sat.md §1.2) is absent from
-/// every legal schedule, by brute force over each tiling choice, on tiny
+/// Every refuted tiling, tiling pair and neighbourhood refuted under a whole
+/// tiling choice (models/sat.md §1.2, bounds.md §6) is absent from every
+/// legal schedule, by brute force over each tiling choice, on tiny
 /// random instances of two ops joined by an op edge and of three ops where
 /// two share a successor or a predecessor (sibling pairs).
 #[test]
 fn refuted_choices_are_in_no_legal_schedule() {
-    let (mut refuted, mut siblings, mut instances) = (0, 0, 0);
+    let (mut refuted, mut siblings, mut sets, mut instances) = (0, 0, 0, 0);
     let two = (1..=600).filter_map(|seed| tiny_from(seed, 1).map(|t| (seed, t)));
     let three = (1..=400).filter_map(|seed| tiny_siblings(seed).map(|t| (seed, t)));
     for (seed, text) in two.chain(three) {
@@ -210,6 +211,17 @@ fn refuted_choices_are_in_no_legal_schedule() {
                 "seed {seed}: op {op} tiling {t}\n{text}"
             );
         }
+        // Neighbourhoods refuted under each whole tiling choice.
+        for choice in every_choice(&i) {
+            for set in tmin::sat::context::refute_choice(&i, &choice, &deadline, 1 << 28) {
+                sets += 1;
+                let legal = every_choice(&i).iter().any(|c| {
+                    set.iter().all(|&(o, t)| c[o as usize] == t)
+                        && brute_force_choice(&i, c).is_some()
+                });
+                assert!(!legal, "seed {seed}: set {set:?}\n{text}");
+            }
+        }
         for &[(a, ta), (b, tb)] in &ng.pairs {
             refuted += 1;
             siblings +=
@@ -221,11 +233,12 @@ fn refuted_choices_are_in_no_legal_schedule() {
         }
     }
     eprintln!(
-        "{instances} instances, {refuted} refuted tilings and pairs, {siblings} sibling pairs"
+        "{instances} instances, {refuted} refuted tilings and pairs, {siblings} sibling pairs, \
+         {sets} neighbourhoods refuted under whole choices"
     );
     assert!(
-        instances >= 100 && refuted > 0 && siblings > 0,
-        "{instances} {refuted} {siblings}"
+        instances >= 100 && refuted > 0 && siblings > 0 && sets > 0,
+        "{instances} {refuted} {siblings} {sets}"
     );
 }
 

@@ -49,6 +49,16 @@ struct Cand {
 /// The bound, or `None` when the model is not built (too large, durations
 /// beyond the solver's precision) or HiGHS settles nothing by the deadline.
 pub fn bound(inst: &Instance, bounds: &Bounds, deadline: &Deadline) -> Option<Bound> {
+    solve(inst, bounds, deadline).map(|(b, _)| b)
+}
+
+/// `bound`, with the relaxation's optimal tiling choice (library tilings by
+/// op) when HiGHS solved it to optimality.
+pub fn solve(
+    inst: &Instance,
+    bounds: &Bounds,
+    deadline: &Deadline,
+) -> Option<(Bound, Option<Vec<u32>>)> {
     let t0 = Instant::now();
     let n_ops = inst.graph.n_ops();
     // Building the model is not interruptible (HiGHS is): too little time
@@ -74,7 +84,7 @@ pub fn bound(inst: &Instance, bounds: &Bounds, deadline: &Deadline) -> Option<Bo
     if total > MAX_SCALED {
         return None;
     }
-    let (m, t_col) = model(inst, bounds, &per_op, &cands, unit, deadline)?;
+    let (m, t_col, x) = model(inst, bounds, &per_op, &cands, unit, deadline)?;
     let params = Params {
         time_limit: deadline.remaining().as_secs_f64(),
         threads: 1,
@@ -102,7 +112,20 @@ pub fn bound(inst: &Instance, bounds: &Bounds, deadline: &Deadline) -> Option<Bo
         r.status,
         t0.elapsed().as_secs_f64()
     );
-    Some(Bound {
+    let choice = (r.status == RunStatus::Optimal)
+        .then(|| {
+            let vals = r.values.as_ref()?;
+            x.iter()
+                .enumerate()
+                .map(|(o, cols)| {
+                    cols.iter()
+                        .position(|c| c.is_none_or(|c| vals[c.0 as usize] > 0.5))
+                        .map(|k| cands[o][k])
+                })
+                .collect::<Option<Vec<u32>>>()
+        })
+        .flatten();
+    let b = Bound {
         value,
         source: format!(
             "tiling-choice relaxation (MILP{}{})",
@@ -117,7 +140,8 @@ pub fn bound(inst: &Instance, bounds: &Bounds, deadline: &Deadline) -> Option<Bo
                 ", refuted tiling choices left out"
             }
         ),
-    })
+    };
+    Some((b, choice))
 }
 
 fn op_candidates(inst: &Instance, cands: &[Vec<u32>], unit: u64) -> Vec<Vec<Cand>> {
@@ -150,7 +174,11 @@ fn op_candidates(inst: &Instance, cands: &[Vec<u32>], unit: u64) -> Vec<Vec<Cand
         .collect()
 }
 
-/// Builds the MILP (models/bounds.md §7); returns it and the column of `T`.
+/// Per op, the column of each candidate (`None`: a single candidate).
+type ChoiceCols = Vec<Vec<Option<Col>>>;
+
+/// Builds the MILP (models/bounds.md §6); returns it, the column of `T` and
+/// the choice columns (`None`: an op's single candidate).
 fn model(
     inst: &Instance,
     bounds: &Bounds,
@@ -158,14 +186,14 @@ fn model(
     cands: &[Vec<u32>],
     unit: u64,
     deadline: &Deadline,
-) -> Option<(Milp, Col)> {
+) -> Option<(Milp, Col, ChoiceCols)> {
     let n_ops = per_op.len();
     let mut m = Milp::new(false);
     let lb = (bounds.best.value / unit) as f64;
     let t = m.col(lb, f64::INFINITY, true, String::new);
     m.set_cost(t, 1.0);
     // x[o][k]: op o takes its k-th candidate (a constant for single ones).
-    let x: Vec<Vec<Option<Col>>> = per_op
+    let x: ChoiceCols = per_op
         .iter()
         .map(|cs| {
             if cs.len() == 1 {
@@ -182,14 +210,15 @@ fn model(
             }
         })
         .collect();
-    // Refuted pairs (models/sat.md §1.2): x(a,ka) + x(b,kb) <= 1, a single
-    // candidate counting as the constant 1.
-    for &[(a, ta), (b, tb)] in &bounds.nogoods.pairs {
+    // Refuted combinations (models/sat.md §1.2): at most k - 1 of their k
+    // tilings, a single candidate counting as the constant 1; one with a
+    // tiling no longer a candidate cannot be chosen whole anyway.
+    'combos: for combo in bounds.nogoods.combinations() {
         let mut e = Expr::default();
-        for (op, t) in [(a, ta), (b, tb)] {
+        for &(op, t) in combo {
             let o = op as usize;
             let Some(k) = cands[o].iter().position(|&c| c == t) else {
-                continue;
+                continue 'combos;
             };
             match x[o][k] {
                 Some(col) => {
@@ -200,7 +229,7 @@ fn model(
                 }
             }
         }
-        m.le(&e, 1.0, String::new);
+        m.le(&e, combo.len() as f64 - 1.0, String::new);
     }
     // `sum over the op's choice of f(candidate)`, as an expression.
     let chosen = |o: usize, f: &dyn Fn(&Cand) -> f64| -> Expr {
@@ -282,7 +311,7 @@ fn model(
     {
         return None;
     }
-    Some((m, t))
+    Some((m, t, x))
 }
 
 /// A node of a candidate tiling on one core type: its op, the candidate's

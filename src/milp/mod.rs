@@ -324,13 +324,17 @@ impl<'a> Engine<'a> {
             return self.fallback();
         }
         let mut combos = self.enumerate(&per_op);
-        // No combination with a refuted pair has a legal schedule.
-        let pairs = &self.bounds.nogoods.pairs;
-        combos.retain(|c| {
-            !pairs
-                .iter()
-                .any(|&[(a, ta), (b, tb)]| c.choice[a as usize] == ta && c.choice[b as usize] == tb)
-        });
+        // No combination with a refuted combination in it has a legal
+        // schedule. When that leaves none, the instance is infeasible, and
+        // the MILP proves it on the combinations themselves.
+        let ng = &self.bounds.nogoods;
+        let refuted = |c: &Combo| {
+            ng.combinations()
+                .any(|k| k.iter().all(|&(o, t)| c.choice[o as usize] == t))
+        };
+        if combos.iter().any(|c| !refuted(c)) {
+            combos.retain(|c| !refuted(c));
+        }
         if combos.is_empty() {
             // A combination could not be built (reported in a note).
             return self.fallback();

@@ -18,6 +18,10 @@ pub struct TilingNogoods {
     /// related ops (joined by an op edge, or with a common predecessor or
     /// successor op): no legal schedule selects both.
     pub pairs: Vec<[(u32, u32); 2]>,
+    /// Larger combinations `(op, tiling)` no legal schedule selects all of:
+    /// op neighbourhoods found without a legal schedule under the
+    /// tiling-choice relaxation's choices (models/bounds.md §6).
+    pub sets: Vec<Vec<(u32, u32)>>,
     /// `(op, tiling)` refuted one by one (op indices, library tilings;
     /// dominated tilings are not listed).
     pub refuted: Vec<(u32, u32)>,
@@ -36,13 +40,26 @@ impl TilingNogoods {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.refuted.is_empty() && self.pairs.is_empty()
+        self.refuted.is_empty() && self.pairs.is_empty() && self.sets.is_empty()
+    }
+
+    /// Every refuted combination of tilings: the pairs, then the sets.
+    pub fn combinations(&self) -> impl Iterator<Item = &[(u32, u32)]> {
+        self.pairs
+            .iter()
+            .map(|p| &p[..])
+            .chain(self.sets.iter().map(Vec::as_slice))
     }
 
     /// One line for notes and bound sources.
     pub fn summary(&self) -> String {
+        let sets = if self.sets.is_empty() {
+            String::new()
+        } else {
+            format!(" and {} larger tiling combinations", self.sets.len())
+        };
         format!(
-            "{} tilings and {} tiling pairs refuted in their ops' neighbourhoods ({:.2} s)",
+            "{} tilings and {} tiling pairs{sets} refuted in their ops' neighbourhoods ({:.2} s)",
             self.refuted.len(),
             self.pairs.len(),
             self.seconds

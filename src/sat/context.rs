@@ -30,6 +30,18 @@ use crate::solve::{Deadline, instant_after};
 const FIRST_CHECK: Duration = Duration::from_millis(25);
 const ROUNDS: usize = 3;
 
+/// Least time the pass starts with: one check may overrun its stop by a few
+/// milliseconds (the model is built before the encoding checks the clock),
+/// and shorter limits belong to the engines.
+const MIN_TIME: Duration = Duration::from_millis(20);
+
+/// Time of one check of `refute_choice` (every op fixed: small encodings).
+const CHOICE_CHECK: Duration = Duration::from_millis(100);
+
+/// Most combinations `refute_choice` returns a call (the relaxation is
+/// solved again after each call).
+const MAX_SETS: usize = 8;
+
 /// Checks after which a pass that answers almost none gives up.
 const GIVE_UP_AFTER: usize = 32;
 
@@ -79,7 +91,7 @@ pub fn refute(
     let t0 = Instant::now();
     let n_ops = inst.graph.n_ops();
     let mut out = TilingNogoods::default();
-    if n_ops > MAX_OPS || !inst.demands_memory() {
+    if n_ops > MAX_OPS || !inst.demands_memory() || deadline.remaining() < MIN_TIME {
         return out;
     }
     let g = &inst.graph;
@@ -214,6 +226,72 @@ pub fn refute(
     out.seconds = t0.elapsed().as_secs_f64();
     if !out.refuted.is_empty() {
         out.cand = Some(cand);
+    }
+    out
+}
+
+/// Op neighbourhoods without a legal schedule under one tiling choice
+/// (`choice[op]`, library tilings; models/bounds.md §6): each op's closed
+/// neighbourhood with every op fixed to its choice, decided at its own
+/// horizon; each one found is shrunk by deletion (an op whose removal keeps
+/// it without a legal schedule is dropped) and returned as a combination no
+/// legal schedule selects all of. At most `MAX_SETS` a call.
+pub fn refute_choice(
+    inst: &Instance,
+    choice: &[u32],
+    deadline: &Deadline,
+    max_bytes: u64,
+) -> Vec<Vec<(u32, u32)>> {
+    let n_ops = inst.graph.n_ops();
+    let mut out: Vec<Vec<(u32, u32)>> = Vec::new();
+    if n_ops > MAX_OPS || !inst.demands_memory() {
+        return out;
+    }
+    let g = &inst.graph;
+    let mut sub: Vec<Vec<u32>> = vec![Vec::new(); n_ops];
+    let mut infeasible = |ops: &[u32]| -> bool {
+        for &o in ops {
+            sub[o as usize] = vec![choice[o as usize]];
+        }
+        let m = Model::new(inst, &sub);
+        let stop = deadline
+            .end
+            .min(instant_after(Instant::now(), CHOICE_CHECK));
+        let verdict = decide_restriction(&m, stop, deadline.cancel.clone(), max_bytes);
+        for &o in ops {
+            sub[o as usize].clear();
+        }
+        matches!(verdict, Some((false, _)))
+    };
+    for op in 0..n_ops as u32 {
+        if deadline.expired() || out.len() >= MAX_SETS {
+            break;
+        }
+        let mut set: Vec<u32> = std::iter::once(op)
+            .chain(g.preds(op).iter().copied())
+            .chain(g.succs(op).iter().copied())
+            .collect();
+        set.sort_unstable();
+        set.dedup();
+        // Already cut: a combination found here lies inside it.
+        if out
+            .iter()
+            .any(|c| c.iter().all(|(o, _)| set.binary_search(o).is_ok()))
+            || !infeasible(&set)
+        {
+            continue;
+        }
+        let mut i = 0;
+        while i < set.len() && set.len() > 1 && !deadline.expired() {
+            let mut fewer = set.clone();
+            fewer.remove(i);
+            if infeasible(&fewer) {
+                set = fewer;
+            } else {
+                i += 1;
+            }
+        }
+        out.push(set.iter().map(|&o| (o, choice[o as usize])).collect());
     }
     out
 }

@@ -728,7 +728,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
 
     /// Selector literals per op: at least one candidate, at most one (pairwise); a
     /// single candidate is the constant true (models/sat.md §3.2); no refuted
-    /// pair of candidates together (§1.2).
+    /// combination of candidates all together (§1.2).
     fn selectors(&mut self) {
         let m = self.m;
         // Selectors.
@@ -750,10 +750,10 @@ impl<'m, 'a> Encoder<'m, 'a> {
                 self.sel.extend(lits);
             }
         }
-        // Refuted tiling pairs (models/sat.md §1.2).
-        for &[a, b] in &m.nogoods {
-            let (ya, yb) = (self.sel[a as usize], self.sel[b as usize]);
-            self.clause(&[!ya, !yb]);
+        // Refuted tiling combinations (models/sat.md §1.2).
+        for set in &m.nogoods {
+            let lits: Vec<L> = set.iter().map(|&s| !self.sel[s as usize]).collect();
+            self.clause(&lits);
         }
     }
 

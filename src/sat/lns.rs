@@ -131,7 +131,7 @@ pub fn improve(
         }
         let cand = offer(&all, &best, |o| is_offered[o]);
         let mut m = Model::new(inst, &cand);
-        m.forbid(&ng.pairs);
+        m.forbid(ng);
         match epoch(
             &m, &best, lo, deadline, budget, &offered, &mut rng, &mut stats,
         ) {

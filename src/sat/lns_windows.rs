@@ -82,7 +82,7 @@ pub fn improve(
         let freed = choose_freed(&view, &all, &mut rng);
         let cand = offer(&all, &best, |o| freed.contains(&(o as u32)));
         let mut m = Model::new(inst, &cand);
-        m.forbid(&ng.pairs);
+        m.forbid(ng);
         let Some(inc) = incumbent_of(&m, &best) else {
             break;
         };

@@ -1136,7 +1136,7 @@ pub fn search_certified(
     }
     let incumbent = res.makespan;
     let mut m = Model::new(inst, &cand);
-    m.forbid(&bounds.nogoods.pairs);
+    m.forbid(&bounds.nogoods);
     let g = m.g;
     // The incumbent step may have proven more than the starting bounds.
     let (lb0, lb_source) = if res.lower_bound > bounds.best.value {

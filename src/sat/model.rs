@@ -52,9 +52,9 @@ pub struct Model<'a> {
     /// Sum over ops of the largest total duration of a candidate (scaled, saturating):
     /// some optimal schedule of every tiling choice ends by then (models/sat.md).
     pub horizon: u64,
-    /// Pairs of slots no legal schedule selects together (refuted tiling
-    /// pairs, models/sat.md §1.2; `forbid`).
-    pub nogoods: Vec<[u32; 2]>,
+    /// Sets of slots no legal schedule selects all of (refuted tiling
+    /// combinations, models/sat.md §1.2; `forbid`).
+    pub nogoods: Vec<Vec<u32>>,
 }
 
 impl<'a> Model<'a> {
@@ -121,18 +121,18 @@ impl<'a> Model<'a> {
         m
     }
 
-    /// Forbids the refuted pairs `[(op, tiling), (op, tiling)]` whose two
-    /// tilings are both candidates here (models/sat.md §1.2): the encoding
-    /// gets `¬y ∨ ¬y` for each.
-    pub fn forbid(&mut self, pairs: &[[(u32, u32); 2]]) {
-        let slot_of = |(op, t): (u32, u32)| {
+    /// Forbids the refuted combinations of `ng` whose tilings are all
+    /// candidates here (models/sat.md §1.2): the encoding gets `¬y ∨ ... ∨ ¬y`
+    /// for each.
+    pub fn forbid(&mut self, ng: &crate::prep::nogoods::TilingNogoods) {
+        let slot_of = |&(op, t): &(u32, u32)| {
             self.op_slots[op as usize]
                 .clone()
                 .find(|&s| self.slots[s as usize].tiling == t)
         };
-        let found: Vec<[u32; 2]> = pairs
-            .iter()
-            .filter_map(|&[a, b]| Some([slot_of(a)?, slot_of(b)?]))
+        let found: Vec<Vec<u32>> = ng
+            .combinations()
+            .filter_map(|c| c.iter().map(slot_of).collect::<Option<Vec<u32>>>())
             .collect();
         self.nogoods.extend(found);
     }
