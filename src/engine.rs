@@ -227,6 +227,9 @@ pub fn tiling_choice_bound(
 ) -> Option<crate::bounds::Bound> {
     let t = Instant::now();
     let budget = crate::sat::budget_bytes(SolveOptions::default().memory_limit_mib) / 8;
+    // Checks stop at half the time: the relaxation's last solve and the
+    // bounds after it (the window net) keep the rest.
+    let checks = deadline.share(0.5);
     let mut last = None;
     for _ in 0..CHOICE_ROUNDS {
         let Some((b, choice)) = crate::milp::aggregate::solve(inst, bounds, deadline) else {
@@ -242,7 +245,7 @@ pub fn tiling_choice_bound(
         // the loop too.
         let cands = bounds.nogoods.candidates(inst);
         let sets: Vec<Vec<(u32, u32)>> =
-            crate::sat::context::refute_choice(inst, &choice, deadline, budget)
+            crate::sat::context::refute_choice(inst, &choice, &checks, budget)
                 .into_iter()
                 .filter(|s| s.iter().any(|&(o, _)| cands[o as usize].len() > 1))
                 .filter(|s| !bounds.nogoods.sets.contains(s))

@@ -12,6 +12,7 @@
 //! be refuted here: its sinks hold memory until a successor op starts, and
 //! no tiling of that successor fits beside them.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -44,6 +45,13 @@ const MAX_SETS: usize = 8;
 
 /// Checks after which a pass that answers almost none gives up.
 const GIVE_UP_AFTER: usize = 32;
+
+/// Whether a pass gives up: after `GIVE_UP_AFTER` checks, fewer than one in
+/// eight answered (sub-instances too large to encode or too slow: long
+/// durations, large ops).
+fn hopeless(decided: usize, tried: usize) -> bool {
+    tried >= GIVE_UP_AFTER && decided * 8 < tried
+}
 
 /// Largest op count refutation is tried on: each check builds a model over
 /// the instance's op graph (linear in the ops).
@@ -139,10 +147,8 @@ pub fn refute(
     let related = related_ops(inst);
     let mut limit = FIRST_CHECK;
     // Instances whose sub-instances are nearly all too large to encode or
-    // too slow (long durations, large ops) are given up early: after
-    // `GIVE_UP_AFTER` checks, when fewer than one in eight was answered.
+    // too slow (long durations, large ops) are given up early (`hopeless`).
     let (mut tried, mut decided) = (0usize, 0usize);
-    let hopeless = |decided: usize, tried: usize| tried >= GIVE_UP_AFTER && decided * 8 < tried;
     'rounds: for _ in 0..ROUNDS {
         let mut undecided = 0usize;
         // Single tilings, until nothing changes: a refuted tiling narrows
@@ -244,12 +250,15 @@ pub fn refute_choice(
 ) -> Vec<Vec<(u32, u32)>> {
     let n_ops = inst.graph.n_ops();
     let mut out: Vec<Vec<(u32, u32)>> = Vec::new();
-    if n_ops > MAX_OPS || !inst.demands_memory() {
+    if n_ops > MAX_OPS || !inst.demands_memory() || deadline.remaining() < MIN_TIME {
         return out;
     }
     let g = &inst.graph;
     let mut sub: Vec<Vec<u32>> = vec![Vec::new(); n_ops];
+    // As in `refute`: checks that nearly all go unanswered end the pass.
+    let (tried, decided) = (Cell::new(0usize), Cell::new(0usize));
     let mut infeasible = |ops: &[u32]| -> bool {
+        tried.set(tried.get() + 1);
         for &o in ops {
             sub[o as usize] = vec![choice[o as usize]];
         }
@@ -261,10 +270,11 @@ pub fn refute_choice(
         for &o in ops {
             sub[o as usize].clear();
         }
+        decided.set(decided.get() + usize::from(verdict.is_some()));
         matches!(verdict, Some((false, _)))
     };
     for op in 0..n_ops as u32 {
-        if deadline.expired() || out.len() >= MAX_SETS {
+        if deadline.expired() || out.len() >= MAX_SETS || hopeless(decided.get(), tried.get()) {
             break;
         }
         let mut set: Vec<u32> = std::iter::once(op)
