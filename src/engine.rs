@@ -90,16 +90,11 @@ pub fn solve(engine: &dyn Engine, inst: &Instance, opts: &SolveOptions) -> Solve
         let windows = opts.certify.is_none() && !engine.runs_incumbent_step();
         // Certified proofs rest on the encoding alone: no refuted choices
         // (uncertified SAT answers) under `--certify`.
-        if opts.certify.is_none() {
-            refute_choices(inst, &mut bounds, &deadline, opts.memory_limit_mib);
+        let refute = opts.certify.is_none().then_some(opts.memory_limit_mib);
+        if let Some(mib) = refute {
+            refute_choices(inst, &mut bounds, &deadline, mib);
         }
-        strengthen(
-            inst,
-            &mut bounds,
-            &deadline,
-            windows,
-            opts.certify.is_none(),
-        );
+        strengthen(inst, &mut bounds, &deadline, windows, refute);
     }
     let ctx = Context {
         inst,
@@ -163,7 +158,7 @@ pub fn strengthen(
     bounds: &mut Bounds,
     deadline: &Deadline,
     windows: bool,
-    refute: bool,
+    refute: Option<u64>,
 ) {
     let share = deadline.share(0.1).capped(Duration::from_secs(2));
     if let Some(b) = tiling_choice_bound(inst, bounds, &share, refute) {
@@ -213,8 +208,9 @@ pub fn refute_choices(inst: &Instance, bounds: &mut Bounds, deadline: &Deadline,
     bounds.nogoods = ng;
 }
 
-/// The tiling-choice relaxation (models/bounds.md §6). With `refute`, its
-/// optimal choices are checked too: while one has an op neighbourhood
+/// The tiling-choice relaxation (models/bounds.md §6). With `refute` (the
+/// memory limit in MiB; `None` under `--certify`), its optimal choices are
+/// checked too: while one has an op neighbourhood
 /// without a legal schedule (`sat::context::refute_choice`), those
 /// combinations are cut (kept in `bounds.nogoods`, for every later bound
 /// and engine) and the relaxation is solved again, at most
@@ -223,10 +219,10 @@ pub fn tiling_choice_bound(
     inst: &Instance,
     bounds: &mut Bounds,
     deadline: &Deadline,
-    refute: bool,
+    refute: Option<u64>,
 ) -> Option<crate::bounds::Bound> {
     let t = Instant::now();
-    let budget = crate::sat::budget_bytes(SolveOptions::default().memory_limit_mib) / 8;
+    let budget = crate::sat::budget_bytes(refute.unwrap_or(0)) / 8;
     // Checks stop at half the time: the relaxation's last solve and the
     // bounds after it (the window net) keep the rest.
     let checks = deadline.share(0.5);
@@ -236,7 +232,7 @@ pub fn tiling_choice_bound(
             break;
         };
         last = Some(b);
-        let Some(choice) = choice.filter(|_| refute) else {
+        let Some(choice) = choice.filter(|_| refute.is_some()) else {
             break;
         };
         // A set of ops without a choice left proves the instance infeasible
@@ -280,13 +276,9 @@ const WINDOW_BOUND_QUICK: Duration = Duration::from_millis(40);
 pub fn proven_bounds(inst: &Instance, limit: Duration) -> Bounds {
     let mut b = lower_bounds(inst);
     let deadline = Deadline::after(limit);
-    refute_choices(
-        inst,
-        &mut b,
-        &deadline,
-        SolveOptions::default().memory_limit_mib,
-    );
-    if let Some(x) = tiling_choice_bound(inst, &mut b, &deadline, true) {
+    let mib = SolveOptions::default().memory_limit_mib;
+    refute_choices(inst, &mut b, &deadline, mib);
+    if let Some(x) = tiling_choice_bound(inst, &mut b, &deadline, Some(mib)) {
         b.add(x);
     }
     if let Some(x) = crate::sat::windows::bound(inst, &b.nogoods, b.best.value, None, &deadline) {

@@ -120,7 +120,7 @@ fn refuted_neighbourhoods_raise_the_relaxation() {
         &inst,
         &mut b,
         &Deadline::after(Duration::from_secs(20)),
-        true,
+        Some(tmin::solve::DEFAULT_MEMORY_LIMIT_MIB),
     )
     .unwrap()
     .value;
