@@ -133,3 +133,31 @@ fn refuted_neighbourhoods_raise_the_relaxation() {
     let r = tmin::engine::solve(&tmin::engine::ListEngine::default(), &inst, &opts);
     assert!(u128::from(cut) <= r.makespan.unwrap(), "{cut} {r:?}");
 }
+
+/// `tmin bound` names what refutation proved (models/sat.md §1.2): one core,
+/// memory 100; op 1 is one node of 60 (1 unit) or of 30 (5 units), ops 2
+/// and 3 follow it with a node of 60 each. With op 1's first tiling its node
+/// holds 60 until both successors have started, on one core at two
+/// instants: 120 at the first. So that tiling is refuted (by op and tiling
+/// id in `--json`), and the bound is 5 + 1 + 1 = 7 instead of 3.
+#[test]
+fn bound_lists_refuted_tilings() {
+    let text = "SetSocInfo([[0,1]],[[0,100]])
+AddOpInfo(1,1,0,[],[[1,0,1]],[[1,0,60]])
+AddOpInfo(1,1,1,[],[[1,0,5]],[[1,0,30]])
+AddOpInfo(2,1,0,[],[[1,0,1]],[[1,0,60]])
+GetInferenceScheResult([[1,2],[1,3]],[[1,1,1],[2,2,1],[3,2,1]])
+";
+    let p = common::tmp_in("aggregate_bound", "refuted.txt", text.as_bytes());
+    let (code, out, err) = common::tmin(&["bound", "--json", p.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["lower_bound"], 7, "{out}");
+    assert_eq!(
+        v["refuted"]["tilings"],
+        serde_json::json!([[1, 0]]),
+        "{out}"
+    );
+    let (_, text_out, _) = common::tmin(&["bound", p.to_str().unwrap()]);
+    assert!(text_out.contains("refuted      1 tilings"), "{text_out}");
+}
