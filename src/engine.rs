@@ -226,6 +226,8 @@ pub fn tiling_choice_bound(
     // Checks stop at half the time: the relaxation's last solve and the
     // bounds after it (the window net) keep the rest.
     let checks = deadline.share(0.5);
+    // Cuts do not change the candidates.
+    let cands = bounds.nogoods.candidates(inst);
     let mut last = None;
     for _ in 0..CHOICE_ROUNDS {
         let Some((b, choice)) = crate::milp::aggregate::solve(inst, bounds, deadline) else {
@@ -239,7 +241,6 @@ pub fn tiling_choice_bound(
         // (the relaxation would have no solution): the engines prove that
         // themselves. A set found again (the relaxation did not cut it) ends
         // the loop too.
-        let cands = bounds.nogoods.candidates(inst);
         let sets: Vec<Vec<(u32, u32)>> =
             crate::sat::context::refute_choice(inst, &choice, &checks, budget)
                 .into_iter()

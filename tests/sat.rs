@@ -438,6 +438,18 @@ fn window_bound_at_most(i: &Instance, opt: Option<u64>, seed: u64) {
     }
 }
 
+/// The tiny generators' draws: xorshift64 from `state` (made odd), each
+/// call a value in `0..n`.
+fn below(state: u64) -> impl FnMut(u64) -> u64 {
+    let mut x = state | 1;
+    move |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    }
+}
+
 /// A tiny random instance: 1-2 ops, 1-2 tilings each of 1-3 nodes (at most 5
 /// nodes per choice), durations `min_dur`-2, random intra-op edges, one memory
 /// type whose size lies between the largest demand and the total, so that the
@@ -445,13 +457,7 @@ fn window_bound_at_most(i: &Instance, opt: Option<u64>, seed: u64) {
 /// 0, some nodes hold memory only until their successors start (an empty hold
 /// when those start with them).
 fn tiny_from(seed: u64, min_dur: u64) -> Option<String> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut rnd = move |n: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % n
-    };
+    let mut rnd = below(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let cores0 = 1 + rnd(2);
     let n_ops = 1 + rnd(2);
     let mut lines = Vec::new();
@@ -514,13 +520,7 @@ fn tiny_from(seed: u64, min_dur: u64) -> Option<String> {
 /// the total; each op has 1-2 tilings of 1-2 nodes (at most 5 nodes per
 /// choice), so that brute force stays small.
 fn tiny_siblings(seed: u64) -> Option<String> {
-    let mut x = seed.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1;
-    let mut rnd = move |n: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % n
-    };
+    let mut rnd = below(seed.wrapping_mul(0xD1B5_4A32_D192_ED03));
     let cores = 1 + rnd(2);
     let (mut lines, mut most_total, mut demands) = (Vec::new(), 0, Vec::new());
     for op in 1..=3u64 {

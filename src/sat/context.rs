@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use super::MAX_TIME;
 use super::encode::{Answer, Encoder, Limits, Points, estimate_bytes};
 use super::model::Model;
-use crate::instance::Instance;
+use crate::instance::{Instance, OpGraph};
 use crate::prep::nogoods::TilingNogoods;
 use crate::solve::{Deadline, instant_after};
 
@@ -85,6 +85,36 @@ pub(super) fn decide_restriction<'m, 'a>(
     }
 }
 
+/// Op `op` and its predecessor and successor ops: its neighbourhood.
+fn around(g: &OpGraph, op: u32) -> impl Iterator<Item = u32> + '_ {
+    std::iter::once(op)
+        .chain(g.preds(op).iter().copied())
+        .chain(g.succs(op).iter().copied())
+}
+
+/// One check: whether the sub-instance `sub` (ops without candidates
+/// absent) has a legal schedule, within `limit` and the deadline
+/// (`decide_restriction`); `None`: undecided.
+fn check(
+    inst: &Instance,
+    sub: &[Vec<u32>],
+    deadline: &Deadline,
+    limit: Duration,
+    max_bytes: u64,
+) -> Option<bool> {
+    let t = Instant::now();
+    let m = Model::new(inst, sub);
+    let stop = deadline.end.min(instant_after(t, limit));
+    let verdict =
+        decide_restriction(&m, stop, deadline.cancel.clone(), max_bytes).map(|(sat, _)| sat);
+    log::debug!(
+        "refutation: {} nodes, {verdict:?} in {:.3} s",
+        m.nodes.len(),
+        t.elapsed().as_secs_f64()
+    );
+    verdict
+}
+
 /// The tilings and related tiling pairs of `cand` (the undominated usable
 /// tilings per op) that no legal schedule uses, proven by the deadline. An
 /// op keeps at least one candidate: when every one is refuted the instance
@@ -103,16 +133,11 @@ pub fn refute(
         return out;
     }
     let g = &inst.graph;
-    let around = |op: u32| {
-        std::iter::once(op)
-            .chain(g.preds(op).iter().copied())
-            .chain(g.succs(op).iter().copied())
-    };
+    let around = |op: u32| around(g, op);
     // One check: `fixed` ops restricted to one tiling each, their neighbours
     // with every candidate left; `Some(false)` refutes the restriction.
     let mut sub: Vec<Vec<u32>> = vec![Vec::new(); n_ops];
     let mut decide = |cand: &[Vec<u32>], fixed: &[(u32, u32)], limit: Duration| -> Option<bool> {
-        let t = Instant::now();
         for &(op, _) in fixed {
             for o in around(op) {
                 sub[o as usize].clone_from(&cand[o as usize]);
@@ -121,20 +146,12 @@ pub fn refute(
         for &(op, k) in fixed {
             sub[op as usize] = vec![k];
         }
-        let m = Model::new(inst, &sub);
-        let stop = deadline.end.min(instant_after(t, limit));
-        let verdict =
-            decide_restriction(&m, stop, deadline.cancel.clone(), max_bytes).map(|(sat, _)| sat);
+        let verdict = check(inst, &sub, deadline, limit, max_bytes);
         for &(op, _) in fixed {
             for o in around(op) {
                 sub[o as usize].clear();
             }
         }
-        log::debug!(
-            "refutation: {} nodes, {verdict:?} in {:.3} s",
-            m.nodes.len(),
-            t.elapsed().as_secs_f64()
-        );
         verdict
     };
     // A legal schedule found for a check stands until one of its ops loses
@@ -262,25 +279,18 @@ pub fn refute_choice(
         for &o in ops {
             sub[o as usize] = vec![choice[o as usize]];
         }
-        let m = Model::new(inst, &sub);
-        let stop = deadline
-            .end
-            .min(instant_after(Instant::now(), CHOICE_CHECK));
-        let verdict = decide_restriction(&m, stop, deadline.cancel.clone(), max_bytes);
+        let verdict = check(inst, &sub, deadline, CHOICE_CHECK, max_bytes);
         for &o in ops {
             sub[o as usize].clear();
         }
         decided.set(decided.get() + usize::from(verdict.is_some()));
-        matches!(verdict, Some((false, _)))
+        verdict == Some(false)
     };
     for op in 0..n_ops as u32 {
         if deadline.expired() || out.len() >= MAX_SETS || hopeless(decided.get(), tried.get()) {
             break;
         }
-        let mut set: Vec<u32> = std::iter::once(op)
-            .chain(g.preds(op).iter().copied())
-            .chain(g.succs(op).iter().copied())
-            .collect();
+        let mut set: Vec<u32> = around(g, op).collect();
         set.sort_unstable();
         set.dedup();
         // Already cut: a combination found here lies inside it.
