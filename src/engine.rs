@@ -479,6 +479,51 @@ pub fn neighbourhood_search(ctx: &Context, r: SolveResult, share: f64, round: u6
     r
 }
 
+/// The choice-driven search (sat/choices.rs, models/sat.md §10) on `share`
+/// of the time left: whole tiling choices from the relaxation, each decided
+/// by the SAT engine with every op fixed, below the incumbent. Its schedule
+/// (validated) and its bound (the enumeration's, when higher) are merged.
+pub fn choice_search(ctx: &Context, r: SolveResult, share: f64) -> SolveResult {
+    if r.status.is_settled() || ctx.deadline.expired() {
+        return r;
+    }
+    let t = Instant::now();
+    let deadline = ctx.deadline.share(share);
+    let budget = crate::sat::budget_bytes(ctx.opts.memory_limit_mib);
+    let out = crate::sat::choices::search(
+        ctx.inst,
+        ctx.bounds,
+        r.schedule.as_ref(),
+        &deadline,
+        budget,
+        &crate::sat::choices::ChoiceOptions::default(),
+    );
+    let before = r.makespan;
+    let mut r = match out.schedule {
+        Some(better) => with_improvement(ctx, r, better, "choice search"),
+        None => r,
+    };
+    if let Some(b) = &out.bound {
+        r.raise_bound(b.value, &b.source);
+    }
+    let st = &out.stats;
+    let shown = |m: Option<u128>| m.map_or("none".to_string(), |m| m.to_string());
+    r.note(format!(
+        "choice search: makespan {} -> {} in {:.2} s ({} tiling choices from the relaxation: \
+         {} improvements, {} without a schedule below the incumbent, {} undecided at {:.2} s \
+         each)",
+        shown(before),
+        shown(r.makespan),
+        t.elapsed().as_secs_f64(),
+        st.tried,
+        st.improved,
+        st.refuted,
+        st.skipped,
+        st.sub_time
+    ));
+    r
+}
+
 /// Time left and no proof (an engine that stepped aside, a search that gave
 /// up): list scheduling improves the best schedule until the deadline, so
 /// the time is never returned unused.

@@ -198,6 +198,7 @@ impl Portfolio {
                 windows_first(nodes)
             );
             inc.step_aside(why.why, msg);
+            let inc = choices_first(ctx, inc);
             return without_whole_encoding(ctx, &milp, inc, nodes, 0);
         }
         // Up to SAT_ALL_NODES nodes the SAT engine gets all the remaining
@@ -253,7 +254,9 @@ impl Portfolio {
         let mut r = inc;
         if !orders_decide {
             // The full encoding's first models come slowly where memory is
-            // tight: neighbourhoods first, so that its descent starts low.
+            // tight: whole tiling choices first, then neighbourhoods, so
+            // that its descent starts low.
+            r = choices_first(&sat_ctx, r);
             r = crate::engine::neighbourhood_search(&sat_ctx, r, LNS_FIRST_SHARE, 0);
         }
         let mut improver_helps = true;
@@ -352,6 +355,32 @@ fn windows_first(nodes: u64) -> String {
     }
 }
 
+/// The choice-driven search (sat/choices.rs) on `CHOICE_SHARE` of the time
+/// left, where memory binds and ops have a tiling choice (the instances it
+/// was measured on; without memory the portfolio's rounds of SAT and the
+/// tabu search on core orders are unchanged): the relaxation's least choices,
+/// each decided with every op fixed, find the schedules that the searches
+/// over every candidate at once miss (hard-o25-s1: 151, optimal, in 2-3 s,
+/// where 300 s of the time-window search ended at 153).
+fn choices_first(ctx: &Context, r: SolveResult) -> SolveResult {
+    let cands = ctx.bounds.nogoods.candidates(ctx.inst);
+    if !ctx.inst.demands_memory()
+        || cands.iter().all(|c| c.len() <= 1)
+        || max_nodes(ctx.inst) > CHOICE_NODES
+    {
+        return r;
+    }
+    crate::engine::choice_search(ctx, r, CHOICE_SHARE)
+}
+
+/// The choice-driven search's share of the time left.
+const CHOICE_SHARE: f64 = 0.4;
+
+/// Largest node graph the choice-driven search runs on: on the medium set
+/// (2.4k-3.7k nodes) no choice was decided in its 12 s of 30 (m4, m7,
+/// 2026-11-25), where list scheduling and the MILP use that time.
+const CHOICE_NODES: u64 = 1_000;
+
 /// The large-neighbourhood search's share of the SAT engine's time before
 /// the SAT round, where memory binds (it stops earlier when neighbourhoods
 /// stop paying).
@@ -388,8 +417,14 @@ fn side_by_side(ctx: &Context, milp: &MilpEngine, inc: SolveResult, nodes: u64) 
         let (inc_sat, inc_milp) = (inc.clone(), inc.clone());
         let (shared, milp_ctx, settled) = (&shared, &milp_ctx, &settled);
         let h_sat = s.spawn(move || {
-            // Where the whole encoding does not fit, this thread runs the
-            // time-window neighbourhood search instead (as with one thread).
+            // Whole tiling choices first, as with one thread (where memory
+            // binds); where the whole encoding does not fit, this thread
+            // then runs the time-window neighbourhood search instead.
+            let inc_sat = choices_first(shared, inc_sat);
+            if inc_sat.status.is_settled() {
+                settled(&inc_sat);
+                return inc_sat;
+            }
             let sat_fits =
                 crate::sat::fits(shared.inst, inc_sat.makespan, shared.opts.memory_limit_mib);
             let r = if sat_fits.is_err() && nodes <= WINDOW_LNS_NODES {

@@ -59,6 +59,30 @@ pub fn solve(
     bounds: &Bounds,
     deadline: &Deadline,
 ) -> Option<(Bound, Option<Vec<u32>>)> {
+    match solve_without(inst, bounds, &[], deadline)? {
+        Master::Value(b, choice) => Some((b, choice)),
+        Master::Exhausted => None,
+    }
+}
+
+/// What `solve_without` concludes.
+#[derive(Clone, Debug)]
+pub enum Master {
+    /// The relaxation's bound, and its optimal choice when solved.
+    Value(Bound, Option<Vec<u32>>),
+    /// No choice is left outside the excluded combinations.
+    Exhausted,
+}
+
+/// `solve` with further combinations `(op, tiling)` excluded (at most `k - 1`
+/// of the `k` of each chosen): the choice search's tried choices
+/// (sat/choices.rs). What the value bounds then is the caller's argument.
+pub fn solve_without(
+    inst: &Instance,
+    bounds: &Bounds,
+    excluded: &[Vec<(u32, u32)>],
+    deadline: &Deadline,
+) -> Option<Master> {
     let t0 = Instant::now();
     let n_ops = inst.graph.n_ops();
     // Building the model is not interruptible (HiGHS is): too little time
@@ -84,7 +108,7 @@ pub fn solve(
     if total > MAX_SCALED {
         return None;
     }
-    let (m, t_col, x) = model(inst, bounds, &per_op, &cands, unit, deadline)?;
+    let (m, t_col, x) = model(inst, bounds, excluded, &per_op, &cands, unit, deadline)?;
     let params = Params {
         time_limit: deadline.remaining().as_secs_f64(),
         threads: 1,
@@ -99,8 +123,9 @@ pub fn solve(
                 .then(|| r.values.as_ref().map(|x| x[t_col.0 as usize]))
                 .flatten()
         })?,
-        // Infeasible cannot happen (any choice with a large T is feasible);
-        // an error concludes nothing.
+        // Without exclusions any choice with a large T is feasible; with
+        // them, none may be left. An error concludes nothing.
+        RunStatus::Infeasible if !excluded.is_empty() => return Some(Master::Exhausted),
         _ => return None,
     };
     // T is integral: the bound rounds up, less a tolerance for HiGHS's
@@ -141,7 +166,7 @@ pub fn solve(
             }
         ),
     };
-    Some((b, choice))
+    Some(Master::Value(b, choice))
 }
 
 fn op_candidates(inst: &Instance, cands: &[Vec<u32>], unit: u64) -> Vec<Vec<Cand>> {
@@ -182,6 +207,7 @@ type ChoiceCols = Vec<Vec<Option<Col>>>;
 fn model(
     inst: &Instance,
     bounds: &Bounds,
+    excluded: &[Vec<(u32, u32)>],
     per_op: &[Vec<Cand>],
     cands: &[Vec<u32>],
     unit: u64,
@@ -213,7 +239,11 @@ fn model(
     // Refuted combinations (models/sat.md §1.2): at most k - 1 of their k
     // tilings, a single candidate counting as the constant 1; one with a
     // tiling no longer a candidate cannot be chosen whole anyway.
-    'combos: for combo in bounds.nogoods.combinations() {
+    let combos = bounds
+        .nogoods
+        .combinations()
+        .chain(excluded.iter().map(Vec::as_slice));
+    'combos: for combo in combos {
         let mut e = Expr::default();
         for &(op, t) in combo {
             let o = op as usize;

@@ -5,6 +5,7 @@
 //! before it is kept. The encoding and its exactness arguments: models/sat.md.
 
 pub mod certify;
+pub mod choices;
 pub mod context;
 pub mod encode;
 pub mod lns;
