@@ -483,20 +483,32 @@ pub fn neighbourhood_search(ctx: &Context, r: SolveResult, share: f64, round: u6
 /// of the time left: whole tiling choices from the relaxation, each decided
 /// by the SAT engine with every op fixed, below the incumbent. Its schedule
 /// (validated) and its bound (the enumeration's, when higher) are merged.
-pub fn choice_search(ctx: &Context, r: SolveResult, share: f64) -> SolveResult {
+pub fn choice_search(ctx: &Context, r: SolveResult, share: f64, levels: bool) -> SolveResult {
     if r.status.is_settled() || ctx.deadline.expired() {
         return r;
     }
     let t = Instant::now();
     let deadline = ctx.deadline.share(share);
     let budget = crate::sat::budget_bytes(ctx.opts.memory_limit_mib);
+    // Answers get more time when there is more: an eightieth of the share
+    // at first (at least the default), up to an eighth. (With a fortieth and
+    // a quarter, hard-o25-s3 spent its 120 s of 300 on 6 choices, none
+    // decided, 2026-11-25.)
+    let span = deadline.remaining();
+    let base = crate::sat::choices::ChoiceOptions::default();
+    let opts = crate::sat::choices::ChoiceOptions {
+        first_sub_time: (span / 80).max(base.first_sub_time),
+        max_sub_time: (span / 8).max(base.max_sub_time),
+        levels,
+        ..base
+    };
     let out = crate::sat::choices::search(
         ctx.inst,
         ctx.bounds,
         r.schedule.as_ref(),
         &deadline,
         budget,
-        &crate::sat::choices::ChoiceOptions::default(),
+        &opts,
     );
     let before = r.makespan;
     let mut r = match out.schedule {
@@ -509,13 +521,18 @@ pub fn choice_search(ctx: &Context, r: SolveResult, share: f64) -> SolveResult {
     let st = &out.stats;
     let shown = |m: Option<u128>| m.map_or("none".to_string(), |m| m.to_string());
     r.note(format!(
-        "choice search: makespan {} -> {} in {:.2} s ({} tiling choices from the relaxation: \
-         {} improvements, {} without a schedule below the incumbent, {} undecided at {:.2} s \
-         each)",
+        "choice search{}: makespan {} -> {} in {:.2} s ({} tiling choices from the relaxation, \
+         {}: {} improvements, {} refuted, {} undecided at {:.2} s each)",
+        if levels { " at the bound's level" } else { "" },
         shown(before),
         shown(r.makespan),
         t.elapsed().as_secs_f64(),
         st.tried,
+        if st.shared {
+            "under assumptions in one encoding"
+        } else {
+            "each encoded alone"
+        },
         st.improved,
         st.refuted,
         st.skipped,

@@ -285,9 +285,12 @@ impl Portfolio {
                 // With memory the descent keeps going where it gets stuck
                 // (descending by one unit: its proofs come that way), and a
                 // search that gave up with no probe answered at half its
-                // time hands the rest to the neighbourhood search.
+                // time hands the rest to the neighbourhood search, then to
+                // the choice search again from its better incumbent: with
+                // fewer choices below it, enumerating them is a proof.
                 if handed_back && !r.status.is_settled() && !sat_deadline.expired() {
-                    r = crate::engine::neighbourhood_search(&sat_ctx, r, 1.0, 1);
+                    r = crate::engine::neighbourhood_search(&sat_ctx, r, LNS_AFTER_SHARE, 1);
+                    r = choices(&sat_ctx, r, 1.0, true);
                 }
                 break;
             }
@@ -324,9 +327,11 @@ impl Portfolio {
 
 /// Where the whole SAT encoding does not fit (or its build stepped aside):
 /// the time-window neighbourhood search on up to `WINDOW_LNS_SHARE` of the
-/// time left (at most `WINDOW_LNS_NODES` nodes), then the MILP engine on a
-/// share of what is left; list scheduling what it leaves. `round` numbers
-/// the neighbourhood search's call within the solve.
+/// time left (at most `WINDOW_LNS_NODES` nodes), the choice enumeration at
+/// the bound's level on `LEVELS_SHARE` of what it leaves (where it
+/// applies), then the MILP engine on a share of what is left; list
+/// scheduling what it leaves. `round` numbers the neighbourhood search's
+/// call within the solve.
 fn without_whole_encoding(
     ctx: &Context,
     milp: &MilpEngine,
@@ -339,6 +344,11 @@ fn without_whole_encoding(
     } else {
         r
     };
+    // Where the time-window search stalled early, the bound: whole choices
+    // at its level (on the 25-op memory-tight instances the MILP engine
+    // enumerates no tiling combinations, over 10^11 of them, and list
+    // scheduling had the rest: 143 s of 300 without a gain on hard-o25-s5).
+    let r = choices(ctx, r, LEVELS_SHARE, true);
     milp.search(&ctx.with_deadline(ctx.deadline.share(0.6)), r)
 }
 
@@ -363,6 +373,13 @@ fn windows_first(nodes: u64) -> String {
 /// over every candidate at once miss (hard-o25-s1: 151, optimal, in 2-3 s,
 /// where 300 s of the time-window search ended at 153).
 fn choices_first(ctx: &Context, r: SolveResult) -> SolveResult {
+    choices(ctx, r, CHOICE_SHARE, false)
+}
+
+/// The choice-driven search on `share` of the time left, where it applies
+/// (`choices_first`); with `levels`, the destructive enumeration that raises
+/// the bound (models/sat.md §10.1).
+fn choices(ctx: &Context, r: SolveResult, share: f64, levels: bool) -> SolveResult {
     let cands = ctx.bounds.nogoods.candidates(ctx.inst);
     if !ctx.inst.demands_memory()
         || cands.iter().all(|c| c.len() <= 1)
@@ -370,7 +387,7 @@ fn choices_first(ctx: &Context, r: SolveResult) -> SolveResult {
     {
         return r;
     }
-    crate::engine::choice_search(ctx, r, CHOICE_SHARE)
+    crate::engine::choice_search(ctx, r, share, levels)
 }
 
 /// The choice-driven search's share of the time left.
@@ -380,6 +397,14 @@ const CHOICE_SHARE: f64 = 0.4;
 /// (2.4k-3.7k nodes) no choice was decided in its 12 s of 30 (m4, m7,
 /// 2026-11-25), where list scheduling and the MILP use that time.
 const CHOICE_NODES: u64 = 1_000;
+
+/// The destructive choice enumeration's share of what the time-window
+/// search leaves (`without_whole_encoding`).
+const LEVELS_SHARE: f64 = 0.7;
+
+/// The large-neighbourhood search's share of what the SAT round hands back
+/// (the choice search gets the rest).
+const LNS_AFTER_SHARE: f64 = 0.5;
 
 /// The large-neighbourhood search's share of the SAT engine's time before
 /// the SAT round, where memory binds (it stops earlier when neighbourhoods

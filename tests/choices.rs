@@ -54,12 +54,15 @@ fn hasty() -> ChoiceOptions {
         max_sub_time: Duration::ZERO,
         max_skipped: 2,
         patience: usize::MAX,
+        shared: false,
+        levels: false,
     }
 }
 
 #[test]
 fn schedules_are_legal_and_bounds_never_pass_the_optimum() {
     let (mut compared, mut improved, mut proven_here, mut skipped) = (0, 0, 0, 0);
+    let mut raised_by_levels = 0;
     for seed in 1..=40u64 {
         let inst = memory_tight(seed, 3 + (seed % 4) as u32, (2, 5));
         let Some(opt) = sat_optimum(&inst) else {
@@ -68,8 +71,32 @@ fn schedules_are_legal_and_bounds_never_pass_the_optimum() {
         compared += 1;
         let start = list_schedule(&inst);
         let start_ms = legal_makespan(&inst, &start);
-        for (opts, secs) in [(ChoiceOptions::default(), 10.0), (hasty(), 0.2)] {
+        let alone = ChoiceOptions {
+            shared: false,
+            ..ChoiceOptions::default()
+        };
+        let levels = ChoiceOptions {
+            levels: true,
+            ..ChoiceOptions::default()
+        };
+        let levels_alone = ChoiceOptions {
+            levels: true,
+            ..alone.clone()
+        };
+        let cases = [
+            (ChoiceOptions::default(), 10.0),
+            (alone, 10.0),
+            (levels, 10.0),
+            (levels_alone, 10.0),
+            (hasty(), 0.2),
+        ];
+        for (k, (opts, secs)) in cases.into_iter().enumerate() {
+            let t = std::time::Instant::now();
             let (out, lb) = run(&inst, Some(&start), &opts, secs);
+            assert!(
+                t.elapsed().as_secs_f64() < secs + 2.0,
+                "seed {seed} case {k}: overran"
+            );
             let ub = match &out.schedule {
                 Some(s) => {
                     let ms = legal_makespan(&inst, s);
@@ -85,6 +112,8 @@ fn schedules_are_legal_and_bounds_never_pass_the_optimum() {
             };
             skipped += out.stats.skipped;
             if let Some(b) = &out.bound {
+                // The levels runs (cases 2, 3) raise the bound step by step.
+                raised_by_levels += usize::from(k == 2 || k == 3);
                 assert!(b.value > lb, "seed {seed}: a bound that raises nothing");
                 assert!(
                     u128::from(b.value) <= opt,
@@ -99,7 +128,10 @@ fn schedules_are_legal_and_bounds_never_pass_the_optimum() {
             }
         }
     }
-    eprintln!("{compared} compared, {improved} improved, {proven_here} proven, {skipped} skipped");
+    eprintln!(
+        "{compared} compared, {improved} improved, {proven_here} proven, {skipped} skipped, \
+         {raised_by_levels} raised at levels"
+    );
     // The checks must bite: most instances are compared, the search
     // improves on list scheduling and proves optima by enumeration on some,
     // and the hasty runs do skip choices.
@@ -107,6 +139,10 @@ fn schedules_are_legal_and_bounds_never_pass_the_optimum() {
     assert!(improved >= 10, "{improved} improved");
     assert!(proven_here >= 5, "{proven_here} proven by enumeration");
     assert!(skipped >= 5, "{skipped} skipped");
+    assert!(
+        raised_by_levels >= 10,
+        "{raised_by_levels} raised at levels"
+    );
 }
 
 #[test]

@@ -1,11 +1,13 @@
 //! Choice-driven search (models/sat.md §10): the tiling-choice relaxation
 //! (models/bounds.md §6) proposes whole tiling choices, least relaxed
-//! makespan first, and the SAT engine decides each with every op fixed to
-//! its tiling: "a schedule of this choice with makespan below the best
-//! one?". With one candidate per op the encoding holds a third of the nodes
-//! and a ninth of the node pairs of the encoding over every candidate, so it
-//! fits where that one does not (the 25-op memory-tight instances) and its
-//! answers come faster.
+//! makespan first, and the SAT engine decides each: "a schedule of this
+//! choice with makespan below the best one?". Where the encoding over every
+//! candidate fits, each choice is decided in it under the assumption of its
+//! selectors (what the solver learns serves the next choice, and an UNSAT
+//! answer names the part of the choice it needed); elsewhere with an
+//! encoding of the choice alone, which holds a third of the nodes and a
+//! ninth of the node pairs, so it fits where the other does not (the 25-op
+//! memory-tight instances).
 //!
 //! Each choice tried is excluded from the relaxation (at most `k - 1` of its
 //! `k` tilings) before the next is proposed. A choice answered UNSAT at
@@ -17,10 +19,18 @@
 //! value and the least relaxed value of a skipped choice (the argument in
 //! models/sat.md §10). When the relaxation has nothing left below the
 //! incumbent and nothing is skipped, the incumbent is optimal.
+//!
+//! With `ChoiceOptions::levels` each choice is asked instead for a schedule
+//! at the level of the proven bound (§10.1): one found there is optimal, and
+//! when every choice the relaxation puts at the level is refuted, the bound
+//! rises.
 
+use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use super::encode::{Answer, EncodeStop, Encoder, Limits};
+use varisat::Lit;
+
+use super::encode::{Answer, EncodeStop, Encoder, L, Limits};
 use super::lns::validated;
 use super::model::Model;
 use super::{plan, to_schedule};
@@ -45,7 +55,18 @@ pub struct ChoiceOptions {
     /// Decisions in a row without a better schedule or a refuted choice
     /// after which the search hands the rest of its time back.
     pub patience: usize,
+    /// Decide choices under assumptions in one encoding over every
+    /// candidate where it fits (`SHARED_BUDGET`), else one encoding each.
+    pub shared: bool,
+    /// Ask each choice for a schedule at the level of the bound (a
+    /// destructive enumeration that raises the bound) instead of below the
+    /// incumbent.
+    pub levels: bool,
 }
+
+/// Most bytes of the shared encoding: beyond, choices are decided alone
+/// (small encodings reload fast after an interrupted answer).
+const SHARED_BUDGET: u64 = 256 << 20;
 
 impl Default for ChoiceOptions {
     fn default() -> Self {
@@ -53,7 +74,9 @@ impl Default for ChoiceOptions {
             first_sub_time: Duration::from_millis(250),
             max_sub_time: Duration::from_secs(8),
             max_skipped: 6,
-            patience: 10,
+            patience: 24,
+            shared: true,
+            levels: false,
         }
     }
 }
@@ -61,11 +84,11 @@ impl Default for ChoiceOptions {
 /// What the search did, for the notes.
 #[derive(Clone, Debug, Default)]
 pub struct ChoiceStats {
-    /// Choices proposed by the relaxation.
+    /// Choices proposed by the relaxation and decided.
     pub tried: usize,
     /// Better schedules found (each descent step counts).
     pub improved: usize,
-    /// Choices with no schedule below the incumbent (UNSAT).
+    /// Choices (or parts of them) refuted (UNSAT answers).
     pub refuted: usize,
     /// Choices still undecided at the end.
     pub skipped: usize,
@@ -73,6 +96,9 @@ pub struct ChoiceStats {
     pub sub_time: f64,
     /// Whether the search stopped on an encoding beyond the engine.
     pub too_large: bool,
+    /// Whether choices were decided in the shared encoding (at first: it
+    /// is dropped when lazy cuts fill its budget).
+    pub shared: bool,
 }
 
 /// What the search returns.
@@ -84,18 +110,32 @@ pub struct Outcome {
     pub stats: ChoiceStats,
 }
 
-/// A choice's verdict at `ub - 1`.
+/// A choice's verdict where it was asked (below the incumbent as it
+/// stood, or at most the level: `Ask`).
 enum Verdict {
-    /// No schedule of this choice below `ub` (at the `ub` it was asked at).
-    Refuted,
+    /// No schedule there uses every tiling of this set: the choice, or the
+    /// part of it a refutation needed; empty: no schedule there whatever
+    /// the choice (an UNSAT answer of the shared encoding that assumed
+    /// nothing of the choice).
+    Refuted(Vec<(u32, u32)>),
+    /// A schedule at a proven bound: the incumbent is optimal.
+    Proven,
     Undecided,
     /// The choice's encoding is beyond the engine (horizon, memory budget):
     /// the others' would be too, and the search stops.
     TooLarge,
 }
 
+/// One encoding over every candidate, for makespans below the first
+/// incumbent: each choice is decided under the assumption of its selectors,
+/// and what the solver learns on one choice serves the next.
+struct Shared<'m, 'a> {
+    m: &'m Model<'a>,
+    enc: Encoder<'m, 'a>,
+}
+
 /// The search state shared by every decision.
-struct Search<'a> {
+struct Search<'m, 'a> {
     inst: &'a Instance,
     lb: u64,
     budget: u64,
@@ -105,11 +145,40 @@ struct Search<'a> {
     stats: ChoiceStats,
     /// Decisions since the last better schedule or refuted choice.
     fruitless: usize,
+    shared: Option<Shared<'m, 'a>>,
 }
 
-/// Choices from the relaxation, each decided with every op fixed, until
-/// `deadline`; from the incumbent `start` (if any). `bounds` are the
-/// proven bounds and refuted choices every engine starts from.
+/// The encoding over every candidate (refuted combinations forbidden) for
+/// makespans below `ub`, when it fits `budget`.
+fn shared_encoding<'m, 'a>(
+    m: &'m Model<'a>,
+    ub: u128,
+    budget: u64,
+    deadline: &Deadline,
+) -> Option<Shared<'m, 'a>> {
+    if ub == u128::MAX {
+        return None;
+    }
+    let tmax = (ub - 1) / u128::from(m.g);
+    if tmax > u128::from(m.horizon) {
+        return None;
+    }
+    let pts = plan(m, tmax, budget).ok()?;
+    let limits = Limits {
+        max_bytes: budget,
+        deadline: Some(deadline.end),
+        cancel: deadline.cancel.clone(),
+    };
+    let enc = Encoder::build_within(m, tmax as u64, pts, limits).ok()?;
+    Some(Shared { m, enc })
+}
+
+/// Choices from the relaxation, each decided below the incumbent (or, with
+/// `opts.levels`, at the level of the bound), until `deadline`; from the
+/// incumbent `start` (if any). `bounds` are the proven bounds and refuted
+/// choices every engine starts from. Where the encoding over every
+/// candidate fits, choices are decided under assumptions in it; else each
+/// with an encoding of its own.
 pub fn search(
     inst: &Instance,
     bounds: &Bounds,
@@ -119,6 +188,13 @@ pub fn search(
     opts: &ChoiceOptions,
 ) -> Outcome {
     let ub = start.and_then(|s| validated(inst, s)).unwrap_or(u128::MAX);
+    let mut whole = Model::new(inst, &bounds.nogoods.candidates(inst));
+    whole.forbid(&bounds.nogoods);
+    let shared = if opts.shared {
+        shared_encoding(&whole, ub, budget.min(SHARED_BUDGET), deadline)
+    } else {
+        None
+    };
     let mut s = Search {
         inst,
         lb: bounds.best.value,
@@ -127,101 +203,32 @@ pub fn search(
         best: None,
         stats: ChoiceStats::default(),
         fruitless: 0,
+        shared,
     };
-    let mut tried: Vec<Vec<(u32, u32)>> = Vec::new();
-    // (relaxed value, choice) of each skipped choice.
-    let mut skipped: Vec<(u64, Vec<u32>)> = Vec::new();
-    let mut sub_time = opts.first_sub_time;
-    // The relaxation's value over the choices not yet tried (None: unknown,
-    // no bound from the enumeration).
-    let mut open: Option<u64> = None;
-    while !deadline.expired() && s.ub > u128::from(s.lb) && s.fruitless < opts.patience {
-        let exhausted = open.is_some_and(|v| u128::from(v) >= s.ub);
-        if exhausted || skipped.len() >= opts.max_skipped {
-            if skipped.is_empty() {
-                break; // proven: nothing below the incumbent is left
-            }
-            sub_time = (sub_time * 2)
-                .max(Duration::from_millis(1))
-                .min(opts.max_sub_time);
-            let mut left = Vec::new();
-            for (v, choice) in std::mem::take(&mut skipped) {
-                if deadline.expired() || s.ub <= u128::from(v) || s.fruitless >= opts.patience {
-                    // Out of time or patience, or no longer below the
-                    // incumbent: such a choice needs no decision (its
-                    // relaxed value bounds it).
-                    if u128::from(v) < s.ub {
-                        left.push((v, choice));
-                    }
-                    continue;
-                }
-                match s.decide(&choice, sub_time, deadline) {
-                    Verdict::Refuted => {}
-                    Verdict::Undecided => left.push((v, choice)),
-                    Verdict::TooLarge => {
-                        s.stats.too_large = true;
-                        left.push((v, choice));
-                    }
-                }
-            }
-            skipped = left;
-            if s.stats.too_large {
-                break;
-            }
-            continue;
-        }
-        // Unsolved (no time left, an error): the last value still bounds
-        // the choices not tried, a superset of those left.
-        let Some(master) = solve_without(inst, bounds, &tried, deadline) else {
-            break;
-        };
-        let (value, choice) = match master {
-            Master::Exhausted => {
-                open = Some(u64::MAX);
-                continue;
-            }
-            Master::Value(b, choice) => (b.value, choice),
-        };
-        open = Some(value);
-        if u128::from(value) >= s.ub {
-            continue;
-        }
-        let Some(choice) = choice else {
-            break; // not solved to optimality: no choice to decide
-        };
-        s.stats.tried += 1;
-        tried.push(
-            choice
-                .iter()
-                .enumerate()
-                .map(|(o, &t)| (o as u32, t))
-                .collect(),
-        );
-        match s.decide(&choice, sub_time, deadline) {
-            Verdict::Refuted => {}
-            Verdict::Undecided => skipped.push((value, choice)),
-            Verdict::TooLarge => {
-                skipped.push((value, choice));
-                s.stats.too_large = true;
-                break;
-            }
-        }
-    }
-    s.stats.skipped = skipped.len();
-    s.stats.sub_time = sub_time.as_secs_f64();
-    // The bound (module docs): the incumbent, the relaxation over what was
-    // not tried, and the least skipped choice's relaxed value.
-    let bound = open.map(|v| {
-        let least_skipped = skipped.iter().map(|&(v, _)| v).min().unwrap_or(u64::MAX);
-        let ub = u64::try_from(s.ub).unwrap_or(u64::MAX);
-        v.min(least_skipped).min(ub)
-    });
+    s.stats.shared = s.shared.is_some();
+    let found = if opts.levels {
+        s.levels(bounds, deadline, opts)
+    } else {
+        s.descend(bounds, deadline, opts)
+    };
+    // The incumbent itself when a decision proved it optimal.
+    let ub = u64::try_from(s.ub).unwrap_or(u64::MAX);
+    let bound = match found {
+        Found::Optimal => Some(ub),
+        Found::Bound(b) => b.map(|b| b.min(ub)),
+    };
     let bound = bound.filter(|&b| b > s.lb).map(|value| Bound {
         value,
         source: format!(
-            "tiling choices: each the relaxation puts below {value} has no schedule below the \
-             incumbent (SAT, every op fixed; {} tried, {} refuted)",
-            s.stats.tried, s.stats.refuted
+            "tiling choices: each the relaxation puts below {value} has no schedule {} (SAT; \
+             {} tried, {} refuted)",
+            if opts.levels {
+                "that short"
+            } else {
+                "below the incumbent"
+            },
+            s.stats.tried,
+            s.stats.refuted
         ),
     });
     Outcome {
@@ -231,12 +238,392 @@ pub fn search(
     }
 }
 
-impl Search<'_> {
-    /// Decides `choice` below the incumbent within `time`, descending while
-    /// it finds schedules: `Refuted` when it has none below the incumbent
-    /// (as it then stands), else `Undecided`.
-    fn decide(&mut self, choice: &[u32], time: Duration, deadline: &Deadline) -> Verdict {
+/// What an enumeration proved.
+enum Found {
+    /// The incumbent is optimal.
+    Optimal,
+    /// A lower bound (`None`: none of its own).
+    Bound(Option<u64>),
+}
+
+impl Search<'_, '_> {
+    /// Choices decided below the incumbent (models/sat.md §10): the bound
+    /// is the least of the incumbent, the relaxation over the choices not
+    /// tried and the least relaxed value of a choice still skipped.
+    fn descend(&mut self, bounds: &Bounds, deadline: &Deadline, opts: &ChoiceOptions) -> Found {
+        let s = self;
+        let mut tried: Vec<Vec<(u32, u32)>> = Vec::new();
+        // (relaxed value, choice) of each skipped choice.
+        let mut skipped: Vec<(u64, Vec<u32>)> = Vec::new();
+        let mut sub_time = opts.first_sub_time;
+        // The relaxation's value over the choices not yet tried (None:
+        // unknown, no bound from the enumeration).
+        let mut open: Option<u64> = None;
+        let mut proven = false;
+        let patient = |s: &Search| s.fruitless < opts.patience;
+        while !proven && !deadline.expired() && s.ub > u128::from(s.lb) && patient(s) {
+            let exhausted = open.is_some_and(|v| u128::from(v) >= s.ub);
+            if exhausted || skipped.len() >= opts.max_skipped {
+                if skipped.is_empty() {
+                    break; // proven: nothing below the incumbent is left
+                }
+                sub_time = longer(sub_time, opts);
+                let mut left = Vec::new();
+                for (v, choice) in std::mem::take(&mut skipped) {
+                    if proven || deadline.expired() || s.ub <= u128::from(v) || !patient(s) {
+                        // Out of time or patience, or no longer below the
+                        // incumbent: such a choice needs no decision (its
+                        // relaxed value bounds it).
+                        if u128::from(v) < s.ub {
+                            left.push((v, choice));
+                        }
+                        continue;
+                    }
+                    match s.decide(&choice, Ask::Below, sub_time, deadline) {
+                        Verdict::Refuted(set) if set.is_empty() => proven = true,
+                        Verdict::Refuted(set) => tried.push(set),
+                        Verdict::Proven => proven = true,
+                        Verdict::Undecided => left.push((v, choice)),
+                        Verdict::TooLarge => {
+                            s.stats.too_large = true;
+                            left.push((v, choice));
+                        }
+                    }
+                }
+                skipped = left;
+                if s.stats.too_large {
+                    break;
+                }
+                continue;
+            }
+            // Unsolved (no time left, an error): the last value still
+            // bounds the choices not tried, a superset of those left.
+            let Some(master) = solve_without(s.inst, bounds, &tried, deadline) else {
+                break;
+            };
+            let (value, choice) = match master {
+                Master::Exhausted => {
+                    open = Some(u64::MAX);
+                    continue;
+                }
+                Master::Value(b, choice) => (b.value, choice),
+            };
+            open = Some(value);
+            if u128::from(value) >= s.ub {
+                continue;
+            }
+            let Some(choice) = choice else {
+                break; // not solved to optimality: no choice to decide
+            };
+            s.stats.tried += 1;
+            tried.push(whole_choice(&choice));
+            match s.decide(&choice, Ask::Below, sub_time, deadline) {
+                Verdict::Refuted(set) if set.is_empty() => proven = true,
+                // A refutation that needed only part of the choice excludes
+                // every choice with that part.
+                Verdict::Refuted(set) => {
+                    if set.len() < choice.len() {
+                        tried.push(set);
+                    }
+                }
+                Verdict::Proven => proven = true,
+                Verdict::Undecided => skipped.push((value, choice)),
+                Verdict::TooLarge => {
+                    skipped.push((value, choice));
+                    s.stats.too_large = true;
+                    break;
+                }
+            }
+        }
+        s.stats.skipped = skipped.len();
+        s.stats.sub_time = sub_time.as_secs_f64();
+        if proven {
+            return Found::Optimal;
+        }
+        Found::Bound(open.map(|v| {
+            let least_skipped = skipped.iter().map(|&(v, _)| v).min().unwrap_or(u64::MAX);
+            v.min(least_skipped)
+        }))
+    }
+
+    /// Choices decided at the level `L` of the bound (models/sat.md §10.1):
+    /// the relaxation proposes choices with every refutation made at `L` or
+    /// above excluded; each is asked for a schedule of makespan at most `L`
+    /// (one found is optimal: `L` is a proven bound). When the relaxation
+    /// has nothing left at `L` and nothing is skipped, no schedule has
+    /// makespan `L`: the bound rises, to the least of the relaxation's
+    /// value and one above each refutation still excluding.
+    fn levels(&mut self, bounds: &Bounds, deadline: &Deadline, opts: &ChoiceOptions) -> Found {
+        let s = self;
+        let mut level = s.lb;
+        // (set, makespan): no schedule of makespan <= it uses all of set.
+        let mut refuted: Vec<(Vec<(u32, u32)>, u64)> = Vec::new();
+        // Choices undecided at this level.
+        let mut skipped: Vec<Vec<u32>> = Vec::new();
+        let mut sub_time = opts.first_sub_time;
+        let mut closed_outright = false;
+        let mut optimal = false;
+        let patient = |s: &Search| s.fruitless < opts.patience;
+        while !optimal && !deadline.expired() && u128::from(level) < s.ub && patient(s) {
+            let active: Vec<&(Vec<(u32, u32)>, u64)> =
+                refuted.iter().filter(|r| r.1 >= level).collect();
+            let mut excluded: Vec<Vec<(u32, u32)>> = active.iter().map(|r| r.0.clone()).collect();
+            excluded.extend(skipped.iter().map(|c| whole_choice(c)));
+            let Some(master) = solve_without(s.inst, bounds, &excluded, deadline) else {
+                break;
+            };
+            let (value, choice) = match master {
+                Master::Exhausted => (u64::MAX, None),
+                Master::Value(b, choice) => (b.value, choice),
+            };
+            if value > level {
+                if !skipped.is_empty() {
+                    // The level closes only once they are decided.
+                    sub_time = longer(sub_time, opts);
+                    let mut left = Vec::new();
+                    for choice in std::mem::take(&mut skipped) {
+                        if deadline.expired() || !patient(s) {
+                            left.push(choice);
+                            continue;
+                        }
+                        match s.decide(&choice, Ask::AtMost(level), sub_time, deadline) {
+                            Verdict::Proven => {
+                                optimal = true;
+                                break;
+                            }
+                            Verdict::Refuted(set) if set.is_empty() => {
+                                closed_outright = true;
+                                break;
+                            }
+                            Verdict::Refuted(set) => refuted.push((set, level)),
+                            Verdict::Undecided | Verdict::TooLarge => left.push(choice),
+                        }
+                    }
+                    skipped = left;
+                    if std::mem::take(&mut closed_outright) {
+                        // No schedule of makespan `level` at all.
+                        skipped.clear();
+                        level += 1;
+                        sub_time = opts.first_sub_time;
+                        continue;
+                    }
+                    if !skipped.is_empty() && sub_time >= opts.max_sub_time {
+                        break; // they stay undecided: the level stays open
+                    }
+                    continue;
+                }
+                // Every choice with a relaxed value up to `value - 1` is
+                // excluded by a refutation at `level` or above.
+                let above = active.iter().map(|r| r.1 + 1).min().unwrap_or(u64::MAX);
+                level = value.min(above).max(level + 1);
+                sub_time = opts.first_sub_time;
+                continue;
+            }
+            let Some(choice) = choice else {
+                break;
+            };
+            s.stats.tried += 1;
+            match s.decide(&choice, Ask::AtMost(level), sub_time, deadline) {
+                Verdict::Proven => optimal = true,
+                // No schedule of makespan `level` whatever the choice.
+                Verdict::Refuted(set) if set.is_empty() => {
+                    skipped.clear();
+                    level += 1;
+                    sub_time = opts.first_sub_time;
+                }
+                Verdict::Refuted(set) => refuted.push((set, level)),
+                Verdict::Undecided => skipped.push(choice),
+                Verdict::TooLarge => {
+                    s.stats.too_large = true;
+                    break;
+                }
+            }
+        }
+        s.stats.skipped = skipped.len();
+        s.stats.sub_time = sub_time.as_secs_f64();
+        if optimal || u128::from(level) >= s.ub {
+            return Found::Optimal;
+        }
+        Found::Bound(Some(level))
+    }
+}
+
+/// A whole choice as `(op, tiling)` pairs.
+fn whole_choice(choice: &[u32]) -> Vec<(u32, u32)> {
+    choice
+        .iter()
+        .enumerate()
+        .map(|(o, &t)| (o as u32, t))
+        .collect()
+}
+
+/// The time of the next round of decisions: twice as long (at least 1 ms),
+/// at most `max_sub_time`.
+fn longer(t: Duration, opts: &ChoiceOptions) -> Duration {
+    (t * 2).max(Duration::from_millis(1)).min(opts.max_sub_time)
+}
+
+/// What a decision asks of a choice.
+#[derive(Clone, Copy, Debug)]
+enum Ask {
+    /// A schedule below the incumbent, descending while one is found.
+    Below,
+    /// A schedule of makespan at most this level (time), a proven bound:
+    /// one found there is optimal.
+    AtMost(u64),
+}
+
+impl Search<'_, '_> {
+    /// Decides `choice` as `ask` says within `time` an answer: over the
+    /// shared encoding where there is one, else over an encoding of the
+    /// choice alone. `Refuted` with an empty set: no schedule at all where
+    /// the choice was asked (the shared encoding needed no assumption).
+    fn decide(&mut self, choice: &[u32], ask: Ask, time: Duration, deadline: &Deadline) -> Verdict {
         self.fruitless += 1;
+        if self.shared.is_some() {
+            self.decide_shared(choice, ask, time, deadline)
+        } else {
+            self.decide_alone(choice, ask, time, deadline)
+        }
+    }
+
+    /// The makespan asked, in units of `g`: below the incumbent, or at most
+    /// the level. `None`: not representable.
+    fn target(&self, ask: Ask, g: u128) -> Option<u64> {
+        let t = match ask {
+            Ask::Below => self.ub.checked_sub(1)? / g,
+            Ask::AtMost(l) => u128::from(l) / g,
+        };
+        u64::try_from(t).ok()
+    }
+
+    /// After a schedule of makespan `ms` was found: whether the decision
+    /// ends there (the incumbent is optimal, or a level was asked).
+    fn settled_by(&self, ask: Ask, ms: u128) -> bool {
+        ms <= u128::from(self.lb) || matches!(ask, Ask::AtMost(_))
+    }
+
+    /// A schedule of a model: validated, polished by forward-backward (a
+    /// model's starts are legal but often loose), kept as the incumbent.
+    /// Returns its makespan; `None` when the validator rejects it (an
+    /// encoding bug: the schedule is dropped, never output).
+    fn on_schedule(
+        &mut self,
+        mut sched: Schedule,
+        end: Instant,
+        deadline: &Deadline,
+    ) -> Option<u128> {
+        let Some(mut ms) = validated(self.inst, &sched) else {
+            log::warn!("choices: a model failed the validator; choice skipped");
+            return None;
+        };
+        let polish_by = Deadline {
+            start: Instant::now(),
+            end,
+            cancel: deadline.cancel.clone(),
+        };
+        if let Some(f) = crate::list::polish(self.inst, &sched, self.lb, &polish_by)
+            && let Some(p) = validated(self.inst, &f.schedule)
+            && p < ms
+        {
+            sched = f.schedule;
+            ms = p;
+        }
+        log::debug!("choices: a schedule of makespan {ms}");
+        self.ub = ms;
+        self.best = Some(sched);
+        self.stats.improved += 1;
+        self.fruitless = 0;
+        Some(ms)
+    }
+
+    /// The refutation of `set` (a subset of a choice) below the incumbent.
+    fn refuted(&mut self, set: Vec<(u32, u32)>) -> Verdict {
+        self.stats.refuted += 1;
+        self.fruitless = 0;
+        log::debug!("choices: a set of {} tilings refuted", set.len());
+        Verdict::Refuted(set)
+    }
+
+    /// `decide` over the shared encoding (every candidate), under the
+    /// assumption of the choice's selectors. UNSAT: the selectors the
+    /// refutation used (varisat's failed assumptions) are refuted together,
+    /// a subset of the choice; none at all means no schedule below the
+    /// incumbent whatever the choice.
+    fn decide_shared(
+        &mut self,
+        choice: &[u32],
+        ask: Ask,
+        time: Duration,
+        deadline: &Deadline,
+    ) -> Verdict {
+        let sh = self.shared.as_mut().expect("shared encoding");
+        let m = sh.m;
+        let g = u128::from(m.g);
+        // The choice's selectors (ops with one candidate have none).
+        let mut assume: Vec<Lit> = Vec::new();
+        let mut tiling_of: HashMap<Lit, (u32, u32)> = HashMap::new();
+        for (op, &t) in choice.iter().enumerate() {
+            for slot in m.op_slots[op].clone() {
+                if m.slots[slot as usize].tiling == t
+                    && let L::Lit(l) = sh.enc.sel[slot as usize]
+                {
+                    assume.push(l);
+                    tiling_of.insert(l, (op as u32, t));
+                }
+            }
+        }
+        let mut end = instant_after(Instant::now(), time).min(deadline.end);
+        loop {
+            let Some(t) = self.target(ask, g).and_then(|t| i64::try_from(t).ok()) else {
+                return Verdict::TooLarge;
+            };
+            let sh = self.shared.as_mut().expect("shared encoding");
+            match sh.enc.decide(t, &assume, end) {
+                Answer::Sat(d) => {
+                    let sched = to_schedule(m, &d);
+                    let Some(ms) = self.on_schedule(sched, end, deadline) else {
+                        return Verdict::Undecided;
+                    };
+                    if self.settled_by(ask, ms) {
+                        return Verdict::Proven;
+                    }
+                    end = instant_after(Instant::now(), time).min(deadline.end);
+                }
+                Answer::Unsat => {
+                    let core = sh.enc.failed_assumptions();
+                    let set: Vec<(u32, u32)> = core
+                        .iter()
+                        .filter_map(|l| tiling_of.get(l).copied())
+                        .collect();
+                    return self.refuted(set);
+                }
+                Answer::Interrupted => {
+                    // The interrupted solver is unusable: reloaded (learned
+                    // clauses are lost), or, past the deadline, dropped.
+                    sh.enc.rebuild(deadline.end);
+                    if sh.enc.is_root_unsat() || deadline.expired() {
+                        self.shared = None;
+                    }
+                    return Verdict::Undecided;
+                }
+                Answer::OverBudget => {
+                    // Lazy cuts filled the budget: choices alone from now on.
+                    self.shared = None;
+                    return Verdict::Undecided;
+                }
+            }
+        }
+    }
+
+    /// `decide` over an encoding of the choice alone (every op fixed).
+    fn decide_alone(
+        &mut self,
+        choice: &[u32],
+        ask: Ask,
+        time: Duration,
+        deadline: &Deadline,
+    ) -> Verdict {
         let t0 = Instant::now();
         // Each answer gets `time`: a choice that keeps giving better
         // schedules keeps its warm solver.
@@ -244,16 +631,16 @@ impl Search<'_> {
         let cand: Vec<Vec<u32>> = choice.iter().map(|&t| vec![t]).collect();
         let m = Model::new(self.inst, &cand);
         let g = u128::from(m.g);
-        // Makespans below the incumbent (any, without one: the choice's own
-        // horizon holds some schedule if it has one, models/sat.md §1.4).
-        let top = |ub: u128| {
-            if ub == u128::MAX {
+        // The makespan asked (below no incumbent: the choice's own horizon,
+        // which holds some schedule if it has one, models/sat.md §1.4).
+        let top = |me: &Self| {
+            if me.ub == u128::MAX && matches!(ask, Ask::Below) {
                 Some(m.horizon)
             } else {
-                u64::try_from((ub - 1) / g).ok()
+                me.target(ask, g)
             }
         };
-        let Some(mut tmax) = top(self.ub) else {
+        let Some(mut tmax) = top(self) else {
             return Verdict::TooLarge;
         };
         if tmax > super::MAX_TIME || m.horizon > super::MAX_TIME {
@@ -275,57 +662,21 @@ impl Search<'_> {
         loop {
             match enc.decide(tmax as i64, &[], end) {
                 Answer::Sat(d) => {
-                    let mut sched = to_schedule(&m, &d);
-                    let Some(mut ms) = validated(self.inst, &sched) else {
-                        log::warn!("choices: a model failed the validator; choice skipped");
+                    let Some(ms) = self.on_schedule(to_schedule(&m, &d), end, deadline) else {
                         return Verdict::Undecided;
                     };
-                    let lb_dl = Deadline {
-                        start: t0,
-                        end,
-                        cancel: deadline.cancel.clone(),
-                    };
-                    if let Some(f) = crate::list::polish(self.inst, &sched, self.lb, &lb_dl)
-                        && let Some(p) = validated(self.inst, &f.schedule)
-                        && p < ms
-                    {
-                        sched = f.schedule;
-                        ms = p;
-                    }
-                    log::debug!(
-                        "choices: {} -> {ms} in {:.3} s",
-                        if self.ub == u128::MAX {
-                            "none".to_string()
-                        } else {
-                            self.ub.to_string()
-                        },
-                        t0.elapsed().as_secs_f64()
-                    );
-                    self.ub = ms;
-                    self.best = Some(sched);
-                    self.stats.improved += 1;
-                    self.fruitless = 0;
-                    if ms <= u128::from(self.lb) {
-                        return Verdict::Refuted; // optimal: nothing below
+                    if self.settled_by(ask, ms) {
+                        return Verdict::Proven;
                     }
                     end = instant_after(Instant::now(), time).min(deadline.end);
                     // A model's makespan is at most `tmax` units: the next
                     // probe is lower.
-                    match top(ms) {
+                    match top(self) {
                         Some(t) => tmax = t.min(tmax.saturating_sub(1)),
                         None => return Verdict::Undecided,
                     }
                 }
-                Answer::Unsat => {
-                    self.stats.refuted += 1;
-                    self.fruitless = 0;
-                    log::debug!(
-                        "choices: no schedule below {} ({:.3} s)",
-                        self.ub,
-                        t0.elapsed().as_secs_f64()
-                    );
-                    return Verdict::Refuted;
-                }
+                Answer::Unsat => return self.refuted(whole_choice(choice)),
                 Answer::Interrupted | Answer::OverBudget => return Verdict::Undecided,
             }
         }

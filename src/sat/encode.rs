@@ -1274,6 +1274,16 @@ impl<'m, 'a> Encoder<'m, 'a> {
         certify(&clauses, comments, cnf, proof, stop, self.cancel.as_ref())
     }
 
+    /// After an UNSAT answer of `decide` under assumptions: the assumptions
+    /// the refutation used (a subset; empty when it needed none, or when
+    /// the formula is unsatisfiable without them).
+    pub fn failed_assumptions(&self) -> Vec<Lit> {
+        self.solver
+            .failed_core()
+            .map(|c| c.to_vec())
+            .unwrap_or_default()
+    }
+
     /// Whether the formula without assumptions is known unsatisfiable.
     pub fn is_root_unsat(&self) -> bool {
         self.root_unsat
