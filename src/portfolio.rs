@@ -228,17 +228,26 @@ impl Portfolio {
         // ops' tilings and orders freed at a time, sat/lns.rs; hard-o12-s4:
         // 131 -> 116-129 where the full search found no model below 131). It
         // runs first, on a share of the time; then one SAT round, which gives
-        // up at half its time with no probe answered; then the search again
-        // on the rest, and list scheduling (which knows the hold rule) on
-        // whatever it leaves.
+        // up at half its time with no probe answered (a quarter where the
+        // choice enumeration follows); then the search again on the rest,
+        // and list scheduling (which knows the hold rule) on whatever it
+        // leaves.
         let sat_ctx = ctx.with_deadline(sat_deadline.clone());
         let orders_decide = !inst.demands_memory();
+        // With memory, where the level enumeration follows a round that
+        // hands back, the round hands back sooner.
+        let levels_after = !orders_decide && choices_apply(&sat_ctx);
         let plan = if orders_decide {
             format!(
                 "where no model comes within {:.1} s or a probe below the top runs out, the \
                  tabu search on core orders, then SAT again",
                 first_answer_time(&sat_deadline).as_secs_f64()
             )
+        } else if levels_after {
+            "the choice search and the large-neighbourhood search first; no probe answered at \
+             a quarter of the time: the large-neighbourhood search again, then the choice \
+             enumeration at the bound's level"
+                .to_string()
         } else {
             "the large-neighbourhood search first; no probe answered at half the time: the \
              large-neighbourhood search again"
@@ -268,6 +277,8 @@ impl Portfolio {
                 )
             } else if orders_decide {
                 None
+            } else if levels_after {
+                Some(FIRST_ANSWER_BEFORE_LEVELS)
             } else {
                 Some(0.5)
             };
@@ -380,18 +391,30 @@ fn choices_first(ctx: &Context, r: SolveResult) -> SolveResult {
 /// (`choices_first`); with `levels`, the destructive enumeration that raises
 /// the bound (models/sat.md §10.1).
 fn choices(ctx: &Context, r: SolveResult, share: f64, levels: bool) -> SolveResult {
-    let cands = ctx.bounds.nogoods.candidates(ctx.inst);
-    if !ctx.inst.demands_memory()
-        || cands.iter().all(|c| c.len() <= 1)
-        || max_nodes(ctx.inst) > CHOICE_NODES
-    {
+    if !choices_apply(ctx) {
         return r;
     }
     crate::engine::choice_search(ctx, r, share, levels)
 }
 
+/// Whether the choice-driven search runs: memory demands, an op with a
+/// tiling choice, at most `CHOICE_NODES` nodes.
+fn choices_apply(ctx: &Context) -> bool {
+    let cands = ctx.bounds.nogoods.candidates(ctx.inst);
+    ctx.inst.demands_memory()
+        && cands.iter().any(|c| c.len() > 1)
+        && max_nodes(ctx.inst) <= CHOICE_NODES
+}
+
 /// The choice-driven search's share of the time left.
 const CHOICE_SHARE: f64 = 0.4;
+
+/// Where the level enumeration follows (`choices_apply`), the share of its
+/// time after which a SAT round with no probe answered hands back (else a
+/// half): on hard-o12-s4 at 300 s the round answered nothing in 54-119 s,
+/// and the enumeration, which raised the bound 111 -> 112 in its 92-105 s,
+/// needs the time (2026-11-25).
+const FIRST_ANSWER_BEFORE_LEVELS: f64 = 0.25;
 
 /// Largest node graph the choice-driven search runs on: on the medium set
 /// (2.4k-3.7k nodes) no choice was decided in its 12 s of 30 (m4, m7,

@@ -54,6 +54,7 @@ fn hasty() -> ChoiceOptions {
         max_sub_time: Duration::ZERO,
         max_skipped: 2,
         patience: usize::MAX,
+        idle: Duration::MAX,
         shared: false,
         levels: false,
     }
@@ -153,6 +154,24 @@ fn finds_a_schedule_without_an_incumbent() {
         let s = out.schedule.expect("a schedule from the first choice");
         assert!(legal_makespan(&inst, &s) >= u128::from(lb));
     }
+}
+
+/// `idle` hands the time back: with none allowed nothing is decided (and
+/// nothing is claimed), where the default decides choices on the same
+/// instance.
+#[test]
+fn idle_time_hands_the_search_back() {
+    let inst = memory_tight(3, 5, (3, 6));
+    let start = list_schedule(&inst);
+    let idle = ChoiceOptions {
+        idle: Duration::ZERO,
+        ..ChoiceOptions::default()
+    };
+    let (out, _) = run(&inst, Some(&start), &idle, 10.0);
+    assert_eq!(out.stats.tried, 0);
+    assert!(out.schedule.is_none() && out.bound.is_none());
+    let (out, _) = run(&inst, Some(&start), &ChoiceOptions::default(), 10.0);
+    assert!(out.stats.tried > 0);
 }
 
 /// hard-o25-s1 of the memory-tight set (scripts/bench-memtight): the first

@@ -55,6 +55,9 @@ pub struct ChoiceOptions {
     /// Decisions in a row without a better schedule or a refuted choice
     /// after which the search hands the rest of its time back.
     pub patience: usize,
+    /// Time without a better schedule or a refuted choice after which the
+    /// search hands the rest of its time back (checked between decisions).
+    pub idle: Duration,
     /// Decide choices under assumptions in one encoding over every
     /// candidate where it fits (`SHARED_BUDGET`), else one encoding each.
     pub shared: bool,
@@ -75,6 +78,7 @@ impl Default for ChoiceOptions {
             max_sub_time: Duration::from_secs(8),
             max_skipped: 6,
             patience: 24,
+            idle: Duration::MAX,
             shared: true,
             levels: false,
         }
@@ -145,6 +149,8 @@ struct Search<'m, 'a> {
     stats: ChoiceStats,
     /// Decisions since the last better schedule or refuted choice.
     fruitless: usize,
+    /// When the last better schedule or refuted choice came (or the start).
+    progress_at: Instant,
     shared: Option<Shared<'m, 'a>>,
 }
 
@@ -203,6 +209,7 @@ pub fn search(
         best: None,
         stats: ChoiceStats::default(),
         fruitless: 0,
+        progress_at: Instant::now(),
         shared,
     };
     s.stats.shared = s.shared.is_some();
@@ -260,7 +267,7 @@ impl Search<'_, '_> {
         // unknown, no bound from the enumeration).
         let mut open: Option<u64> = None;
         let mut proven = false;
-        let patient = |s: &Search| s.fruitless < opts.patience;
+        let patient = |s: &Search| s.patient(opts);
         while !proven && !deadline.expired() && s.ub > u128::from(s.lb) && patient(s) {
             let exhausted = open.is_some_and(|v| u128::from(v) >= s.ub);
             if exhausted || skipped.len() >= opts.max_skipped {
@@ -363,7 +370,7 @@ impl Search<'_, '_> {
         let mut sub_time = opts.first_sub_time;
         let mut closed_outright = false;
         let mut optimal = false;
-        let patient = |s: &Search| s.fruitless < opts.patience;
+        let patient = |s: &Search| s.patient(opts);
         while !optimal && !deadline.expired() && u128::from(level) < s.ub && patient(s) {
             let active: Vec<&(Vec<(u32, u32)>, u64)> =
                 refuted.iter().filter(|r| r.1 >= level).collect();
@@ -481,10 +488,25 @@ impl Search<'_, '_> {
     fn decide(&mut self, choice: &[u32], ask: Ask, time: Duration, deadline: &Deadline) -> Verdict {
         self.fruitless += 1;
         if self.shared.is_some() {
+            // At a level every choice must be decided before the bound
+            // rises, and an interrupted shared solver loses all it learned:
+            // there an answer runs to the deadline (hard-o12-s4 from 132,
+            // 150 s: 87-89 choices refuted this way, 41-66 with 0.25-16 s
+            // an answer, 2026-11-25).
+            let time = match ask {
+                Ask::AtMost(_) => deadline.remaining(),
+                Ask::Below => time,
+            };
             self.decide_shared(choice, ask, time, deadline)
         } else {
             self.decide_alone(choice, ask, time, deadline)
         }
+    }
+
+    /// Whether the search goes on: neither `patience` decisions nor `idle`
+    /// time since the last better schedule or refuted choice.
+    fn patient(&self, opts: &ChoiceOptions) -> bool {
+        self.fruitless < opts.patience && self.progress_at.elapsed() < opts.idle
     }
 
     /// The makespan asked, in units of `g`: below the incumbent, or at most
@@ -534,6 +556,7 @@ impl Search<'_, '_> {
         self.best = Some(sched);
         self.stats.improved += 1;
         self.fruitless = 0;
+        self.progress_at = Instant::now();
         Some(ms)
     }
 
@@ -541,6 +564,7 @@ impl Search<'_, '_> {
     fn refuted(&mut self, set: Vec<(u32, u32)>) -> Verdict {
         self.stats.refuted += 1;
         self.fruitless = 0;
+        self.progress_at = Instant::now();
         log::debug!("choices: a set of {} tilings refuted", set.len());
         Verdict::Refuted(set)
     }
