@@ -268,53 +268,11 @@ impl Portfolio {
             r = choices_first(&sat_ctx, r);
             r = crate::engine::neighbourhood_search(&sat_ctx, r, LNS_FIRST_SHARE, 0);
         }
-        let mut improver_helps = true;
-        loop {
-            let first_answer_share = if orders_decide && improver_helps {
-                Some(
-                    first_answer_time(&sat_deadline).as_secs_f64()
-                        / sat_deadline.remaining().as_secs_f64().max(1e-9),
-                )
-            } else if orders_decide {
-                None
-            } else if levels_after {
-                Some(FIRST_ANSWER_BEFORE_LEVELS)
-            } else {
-                Some(0.5)
-            };
-            let round = SatEngine {
-                first_answer_share,
-                hand_back_when_stuck: orders_decide && improver_helps,
-                no_bound_probes: orders_decide,
-            };
-            let seen = r.notes.len();
-            r = round.search(&sat_ctx, r);
-            let handed_back = r.notes[seen.min(r.notes.len())..]
-                .iter()
-                .any(|n| n.kind == NoteKind::GaveUp);
-            if !orders_decide {
-                // With memory the descent keeps going where it gets stuck
-                // (descending by one unit: its proofs come that way), and a
-                // search that gave up with no probe answered at half its
-                // time hands the rest to the neighbourhood search, then to
-                // the choice search again from its better incumbent: with
-                // fewer choices below it, enumerating them is a proof.
-                if handed_back && !r.status.is_settled() && !sat_deadline.expired() {
-                    r = crate::engine::neighbourhood_search(&sat_ctx, r, LNS_AFTER_SHARE, 1);
-                    r = choices(&sat_ctx, r, 1.0, true);
-                }
-                break;
-            }
-            if !improver_helps || !handed_back || r.status.is_settled() || sat_deadline.expired() {
-                break;
-            }
-            let before = r.makespan;
-            r = crate::engine::sequence_search(&sat_ctx, r, crate::local::Effort::LONG);
-            improver_helps = r.makespan < before;
-            if r.status.is_settled() {
-                break;
-            }
-        }
+        r = if orders_decide {
+            order_rounds(&sat_ctx, r)
+        } else {
+            memory_round(&sat_ctx, r, levels_after)
+        };
         // SAT stepped aside (its encoding over the memory budget or beyond
         // its horizon, or the deadline came while it was built): as above,
         // the time-window neighbourhoods, the MILP on a share of what is
@@ -397,6 +355,76 @@ fn choices(ctx: &Context, r: SolveResult, share: f64, levels: bool) -> SolveResu
     crate::engine::choice_search(ctx, r, share, levels)
 }
 
+/// SAT rounds where core orders decide the schedule: a round that gets no
+/// model within its first share, or whose probe below the top runs out,
+/// hands back to the tabu search on core orders, then SAT again from its
+/// schedule; once the tabu search finds nothing better, SAT keeps the rest.
+fn order_rounds(ctx: &Context, mut r: SolveResult) -> SolveResult {
+    let mut improver_helps = true;
+    loop {
+        let first_answer_share = if improver_helps {
+            Some(
+                first_answer_time(&ctx.deadline).as_secs_f64()
+                    / ctx.deadline.remaining().as_secs_f64().max(1e-9),
+            )
+        } else {
+            None
+        };
+        let round = SatEngine {
+            first_answer_share,
+            hand_back_when_stuck: improver_helps,
+            no_bound_probes: true,
+        };
+        let seen = r.notes.len();
+        r = round.search(ctx, r);
+        if !improver_helps
+            || !gave_up_since(&r, seen)
+            || r.status.is_settled()
+            || ctx.deadline.expired()
+        {
+            return r;
+        }
+        let before = r.makespan;
+        r = crate::engine::sequence_search(ctx, r, crate::local::Effort::LONG);
+        improver_helps = r.makespan < before;
+        if r.status.is_settled() {
+            return r;
+        }
+    }
+}
+
+/// One SAT round where memory binds. The descent keeps going where it gets
+/// stuck (descending by one unit: its proofs come that way); a round with
+/// no probe answered at half its time (a quarter with `levels_after`)
+/// hands the rest to the neighbourhood search, then to the choice
+/// enumeration at the bound's level from its better incumbent.
+fn memory_round(ctx: &Context, r: SolveResult, levels_after: bool) -> SolveResult {
+    let round = SatEngine {
+        first_answer_share: Some(if levels_after {
+            FIRST_ANSWER_BEFORE_LEVELS
+        } else {
+            0.5
+        }),
+        hand_back_when_stuck: false,
+        no_bound_probes: false,
+    };
+    let seen = r.notes.len();
+    let mut r = round.search(ctx, r);
+    if gave_up_since(&r, seen) && !r.status.is_settled() && !ctx.deadline.expired() {
+        r = crate::engine::neighbourhood_search(ctx, r, LNS_AFTER_SHARE, 1);
+        r = choices(ctx, r, 1.0, true);
+    }
+    r
+}
+
+/// Whether the search handed its time back (`NoteKind::GaveUp`) in the
+/// notes after the first `seen`.
+fn gave_up_since(r: &SolveResult, seen: usize) -> bool {
+    r.notes[seen.min(r.notes.len())..]
+        .iter()
+        .any(|n| n.kind == NoteKind::GaveUp)
+}
+
 /// Whether the choice-driven search runs: memory demands, an op with a
 /// tiling choice, at most `CHOICE_NODES` nodes.
 fn choices_apply(ctx: &Context) -> bool {
@@ -477,6 +505,11 @@ fn side_by_side(ctx: &Context, milp: &MilpEngine, inc: SolveResult, nodes: u64) 
                 crate::sat::fits(shared.inst, inc_sat.makespan, shared.opts.memory_limit_mib);
             let r = if sat_fits.is_err() && nodes <= WINDOW_LNS_NODES {
                 crate::engine::neighbourhood_search(shared, inc_sat, 1.0, 0)
+            } else if choices_apply(shared) {
+                // As with one thread: a round that answers nothing hands
+                // its time to the neighbourhood search and the level
+                // enumeration.
+                memory_round(shared, inc_sat, true)
             } else {
                 SatEngine::default().search(shared, inc_sat)
             };
