@@ -7,25 +7,15 @@
 //! instance that the searches over every candidate at once do not.
 
 mod common;
-use common::{legal_makespan, memory_tight, sat_optimum};
+use common::{legal_makespan, list_schedule, memory_tight, sat_optimum};
 use std::time::Duration;
 
 use tmin::instance::Instance;
 use tmin::sat::choices::{ChoiceOptions, Outcome, search};
 use tmin::schedule::Schedule;
-use tmin::solve::{Deadline, SolveOptions};
+use tmin::solve::Deadline;
 
 const BUDGET: u64 = 256 << 20;
-
-fn list_schedule(inst: &Instance) -> Schedule {
-    let opts = SolveOptions {
-        time_limit: Duration::from_millis(100),
-        ..SolveOptions::default()
-    };
-    tmin::list::solve(inst, &opts)
-        .schedule
-        .expect("list scheduling finds a schedule of generated instances")
-}
 
 fn run(
     inst: &Instance,
@@ -70,7 +60,7 @@ fn schedules_are_legal_and_bounds_never_pass_the_optimum() {
             continue;
         };
         compared += 1;
-        let start = list_schedule(&inst);
+        let start = list_schedule(&inst, 100);
         let start_ms = legal_makespan(&inst, &start);
         let alone = ChoiceOptions {
             shared: false,
@@ -162,7 +152,7 @@ fn finds_a_schedule_without_an_incumbent() {
 #[test]
 fn idle_time_hands_the_search_back() {
     let inst = memory_tight(3, 5, (3, 6));
-    let start = list_schedule(&inst);
+    let start = list_schedule(&inst, 100);
     let idle = ChoiceOptions {
         idle: Duration::ZERO,
         ..ChoiceOptions::default()
@@ -181,7 +171,7 @@ fn idle_time_hands_the_search_back() {
 fn reaches_the_relaxation_bound_on_a_25_op_memory_tight_instance() {
     let inst = memory_tight(1, 25, (4, 8));
     let bounds = tmin::engine::proven_bounds(&inst, Duration::from_secs(3));
-    let start = list_schedule(&inst);
+    let start = list_schedule(&inst, 100);
     let out = search(
         &inst,
         &bounds,

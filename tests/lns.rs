@@ -6,22 +6,12 @@
 //! instances where list scheduling stalls, they improve.
 
 mod common;
-use common::{legal_makespan, memory_tight};
+use common::{legal_makespan, list_schedule, memory_tight};
 use std::time::Duration;
 
 use tmin::instance::Instance;
 use tmin::schedule::Schedule;
 use tmin::solve::{Deadline, SolveOptions, Status};
-
-fn list(inst: &Instance, ms: u64) -> Schedule {
-    let opts = SolveOptions {
-        time_limit: Duration::from_millis(ms),
-        ..SolveOptions::default()
-    };
-    tmin::list::solve(inst, &opts)
-        .schedule
-        .expect("a list schedule")
-}
 
 fn lns(inst: &Instance, s: &Schedule, lo: u64, secs: f64) -> Option<Schedule> {
     search(tmin::sat::lns::improve, inst, s, lo, secs)
@@ -64,7 +54,7 @@ fn never_below_a_proven_optimum_and_always_legal() {
         }
         proven += 1;
         let opt = exact.makespan.unwrap();
-        let s = list(&inst, 1);
+        let s = list_schedule(&inst, 1);
         let before = legal_makespan(&inst, &s);
         for (i, search) in [lns, windows].into_iter().enumerate() {
             if let Some(better) = search(&inst, &s, 0, 0.5) {
@@ -89,7 +79,7 @@ fn never_below_a_proven_optimum_and_always_legal() {
 #[test]
 fn improves_where_list_scheduling_stalls() {
     let inst = memory_tight(4, 12, (4, 8));
-    let s = list(&inst, 2000);
+    let s = list_schedule(&inst, 2000);
     let before = legal_makespan(&inst, &s);
     let lo = tmin::bounds::lower_bounds(&inst).best.value;
     let better = lns(&inst, &s, lo, 5.0).expect("an improvement");
@@ -106,7 +96,7 @@ fn improves_where_list_scheduling_stalls() {
 #[test]
 fn time_windows_improve_where_the_whole_encoding_does_not_fit() {
     let inst = memory_tight(2, 25, (4, 8));
-    let s = list(&inst, 2000);
+    let s = list_schedule(&inst, 2000);
     let before = legal_makespan(&inst, &s);
     let budget = tmin::sat::budget_bytes(tmin::solve::DEFAULT_MEMORY_LIMIT_MIB);
     assert!(!tmin::sat::lns::whole_fits(&inst, &s, budget));

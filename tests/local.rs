@@ -5,29 +5,16 @@
 //! where memory binds it keeps only legal schedules.
 
 mod common;
-use common::{legal_makespan, memory_tight};
+use common::{legal_makespan, list_schedule, memory_tight};
 use std::time::{Duration, Instant};
 
 use tmin::instance::{Instance, parse_reader};
 use tmin::local::Effort;
-use tmin::schedule::Schedule;
-use tmin::solve::SolveOptions;
 
 fn jsp(name: &str) -> Instance {
     let path = format!("{}/tests/data/jsplib/{name}", env!("CARGO_MANIFEST_DIR"));
     let js = tmin::import::read_jsp(std::fs::File::open(&path).unwrap(), &path).unwrap();
     parse_reader(js.to_instance_text().as_bytes(), name).unwrap()
-}
-
-/// A quick list schedule (one pass's worth of time).
-fn list_schedule(inst: &Instance) -> Schedule {
-    let opts = SolveOptions {
-        time_limit: Duration::from_millis(30),
-        ..SolveOptions::default()
-    };
-    tmin::list::solve(inst, &opts)
-        .schedule
-        .expect("a list schedule")
 }
 
 #[test]
@@ -39,7 +26,7 @@ fn repairs_the_orders_of_rectangular_job_shops() {
         ("ft06", 55),
     ] {
         let inst = jsp(name);
-        let s = list_schedule(&inst);
+        let s = list_schedule(&inst, 30);
         let before = legal_makespan(&inst, &s);
         let until = Instant::now() + Duration::from_secs(3);
         match tmin::local::improve(&inst, &s, 0, until, 1, Effort::LONG) {
@@ -58,7 +45,7 @@ fn repairs_the_orders_of_rectangular_job_shops() {
     // ft20's list schedule is far from the optimum (1269 against 1165 here):
     // the search must close most of that.
     let inst = jsp("ft20");
-    let s = list_schedule(&inst);
+    let s = list_schedule(&inst, 30);
     let better = tmin::local::improve(
         &inst,
         &s,
@@ -77,7 +64,7 @@ fn keeps_only_legal_schedules_where_memory_binds() {
     let mut improved = 0;
     for seed in 1..=12u64 {
         let inst = memory_tight(seed, 12, (4, 8));
-        let s = list_schedule(&inst);
+        let s = list_schedule(&inst, 30);
         let before = legal_makespan(&inst, &s);
         let until = Instant::now() + Duration::from_millis(300);
         if let Some(better) = tmin::local::improve(&inst, &s, 0, until, seed, Effort::LONG) {
@@ -97,7 +84,7 @@ fn keeps_only_legal_schedules_where_memory_binds() {
 fn block_insertions_reach_optima_the_swaps_miss() {
     for (name, opt) in [("abz6", 943u128), ("la17", 784)] {
         let inst = jsp(name);
-        let s = list_schedule(&inst);
+        let s = list_schedule(&inst, 30);
         let until = Instant::now() + Duration::from_secs(5);
         let better = tmin::local::improve(&inst, &s, opt as u64, until, 1, Effort::LONG)
             .expect("an improvement");

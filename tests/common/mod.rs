@@ -248,6 +248,18 @@ pub fn memory_tight(seed: u64, ops: u32, nodes: (u32, u32)) -> tmin::instance::I
     tmin::generate::generate(&cfg).unwrap().instance
 }
 
+/// A list schedule of `inst` within `ms` milliseconds (the incumbent the
+/// engines start from).
+pub fn list_schedule(inst: &tmin::instance::Instance, ms: u64) -> tmin::schedule::Schedule {
+    let opts = tmin::solve::SolveOptions {
+        time_limit: std::time::Duration::from_millis(ms),
+        ..tmin::solve::SolveOptions::default()
+    };
+    tmin::list::solve(inst, &opts)
+        .schedule
+        .expect("a list schedule")
+}
+
 /// The makespan of `s`, asserting first that it passes the validator.
 pub fn legal_makespan(inst: &tmin::instance::Instance, s: &tmin::schedule::Schedule) -> u128 {
     let g = tmin::graph::NodeGraph::new(inst, s.choice.clone()).unwrap();
