@@ -533,7 +533,8 @@ pub fn choice_search(ctx: &Context, r: SolveResult, share: f64, levels: bool) ->
     let shown = |m: Option<u128>| m.map_or("none".to_string(), |m| m.to_string());
     r.note(format!(
         "choice search{}: makespan {} -> {} in {:.2} s ({} tiling choices from the relaxation, \
-         {}: {} improvements, {} refuted, {} undecided at {:.2} s each)",
+         {}: {} improvements, {} refuted ({} by the window net alone), {} undecided at {:.2} s \
+         each)",
         if levels { " at the bound's level" } else { "" },
         shown(before),
         shown(r.makespan),
@@ -546,6 +547,7 @@ pub fn choice_search(ctx: &Context, r: SolveResult, share: f64, levels: bool) ->
         },
         st.improved,
         st.refuted,
+        st.net_refuted,
         st.skipped,
         st.sub_time
     ));

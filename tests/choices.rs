@@ -4,7 +4,9 @@
 //! never above a proven optimum (also when choices are skipped for lack of
 //! time), an enumeration that runs out of choices below its incumbent has
 //! found the optimum, and it finds the optimum of a 25-op memory-tight
-//! instance that the searches over every candidate at once do not.
+//! instance that the searches over every candidate at once do not. The
+//! window net refutes choices before any encoding, and its refutations keep
+//! every bound at most the optimum.
 
 mod common;
 use common::{legal_makespan, list_schedule, memory_tight, sat_optimum};
@@ -53,7 +55,7 @@ fn hasty() -> ChoiceOptions {
 #[test]
 fn schedules_are_legal_and_bounds_never_pass_the_optimum() {
     let (mut compared, mut improved, mut proven_here, mut skipped) = (0, 0, 0, 0);
-    let mut raised_by_levels = 0;
+    let (mut raised_by_levels, mut by_net) = (0, 0);
     for seed in 1..=40u64 {
         let inst = memory_tight(seed, 3 + (seed % 4) as u32, (2, 5));
         let Some(opt) = sat_optimum(&inst) else {
@@ -102,6 +104,7 @@ fn schedules_are_legal_and_bounds_never_pass_the_optimum() {
                 None => start_ms,
             };
             skipped += out.stats.skipped;
+            by_net += out.stats.net_refuted;
             if let Some(b) = &out.bound {
                 // The levels runs (cases 2, 3) raise the bound step by step.
                 raised_by_levels += usize::from(k == 2 || k == 3);
@@ -121,7 +124,7 @@ fn schedules_are_legal_and_bounds_never_pass_the_optimum() {
     }
     eprintln!(
         "{compared} compared, {improved} improved, {proven_here} proven, {skipped} skipped, \
-         {raised_by_levels} raised at levels"
+         {raised_by_levels} raised at levels, {by_net} refuted by the window net"
     );
     // The checks must bite: most instances are compared, the search
     // improves on list scheduling and proves optima by enumeration on some,
@@ -134,6 +137,31 @@ fn schedules_are_legal_and_bounds_never_pass_the_optimum() {
         raised_by_levels >= 10,
         "{raised_by_levels} raised at levels"
     );
+    assert!(by_net >= 50, "{by_net} refuted by the window net");
+}
+
+/// hard-o12-s4 of the memory-tight set (optimum 113): at the bound's level,
+/// 111, the window net refutes most of the relaxation's choices before any
+/// encoding (each with every op fixed), and what the enumeration proves
+/// stays at most the optimum.
+#[test]
+fn the_window_net_refutes_most_choices_at_the_level_of_hard_o12_s4() {
+    let inst = memory_tight(4, 12, (4, 8));
+    let start = list_schedule(&inst, 100);
+    let levels = ChoiceOptions {
+        levels: true,
+        ..ChoiceOptions::default()
+    };
+    // The proven bound here is 111 (the tiling-choice relaxation).
+    let (out, _) = run(&inst, Some(&start), &levels, 8.0);
+    assert!(
+        out.stats.net_refuted >= 20,
+        "{} refuted by the net",
+        out.stats.net_refuted
+    );
+    if let Some(b) = out.bound {
+        assert!(b.value <= 113, "{} above the optimum 113", b.value);
+    }
 }
 
 #[test]

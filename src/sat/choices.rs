@@ -20,6 +20,11 @@
 //! models/sat.md §10). When the relaxation has nothing left below the
 //! incumbent and nothing is skipped, the incumbent is optimal.
 //!
+//! Before any encoding, the window net of the choice (every op fixed, so
+//! every node is in it) may refute it in a millisecond (`net_decision`);
+//! at a level, choices it cannot refute wait until the relaxation has no
+//! more there.
+//!
 //! With `ChoiceOptions::levels` each choice is asked instead for a schedule
 //! at the level of the proven bound (§10.1): one found there is optimal, and
 //! when every choice the relaxation puts at the level is refuted, the bound
@@ -33,6 +38,7 @@ use varisat::Lit;
 use super::encode::{Answer, EncodeStop, Encoder, L, Limits};
 use super::lns::validated;
 use super::model::Model;
+use super::windows::WindowNet;
 use super::{plan, to_schedule};
 use crate::bounds::{Bound, Bounds};
 use crate::instance::Instance;
@@ -67,6 +73,14 @@ pub struct ChoiceOptions {
     pub levels: bool,
 }
 
+/// Least and most time of the window net's decision (`net_decision`): a
+/// quarter of the time of an answer within these. A quarter of it shaves
+/// where propagation alone refutes nothing: shaving made 6 of 169
+/// refutations on the test instances and hard-o12-s1 (2026-11-26), and it
+/// costs its time on every choice it does not refute (on the 25-op
+/// instances, every choice).
+const NET_TIME: (Duration, Duration) = (Duration::from_millis(10), Duration::from_millis(250));
+
 /// Most bytes of the shared encoding: beyond, choices are decided alone
 /// (small encodings reload fast after an interrupted answer).
 const SHARED_BUDGET: u64 = 256 << 20;
@@ -98,6 +112,8 @@ pub struct ChoiceStats {
     pub skipped: usize,
     /// Seconds per choice at the end.
     pub sub_time: f64,
+    /// Of the refuted: by the window net alone, before any encoding.
+    pub net_refuted: usize,
     /// Whether the search stopped on an encoding beyond the engine.
     pub too_large: bool,
     /// Whether choices were decided in the shared encoding (at first: it
@@ -117,11 +133,12 @@ pub struct Outcome {
 /// A choice's verdict where it was asked (below the incumbent as it
 /// stood, or at most the level: `Ask`).
 enum Verdict {
-    /// No schedule there uses every tiling of this set: the choice, or the
-    /// part of it a refutation needed; empty: no schedule there whatever
-    /// the choice (an UNSAT answer of the shared encoding that assumed
-    /// nothing of the choice).
-    Refuted(Vec<(u32, u32)>),
+    /// No schedule of makespan at most the number (real time units, at
+    /// least where the choice was asked) uses every tiling of this set: the
+    /// choice, or the part of it a refutation needed; empty: no such
+    /// schedule whatever the choice (an UNSAT answer of the shared encoding
+    /// that assumed nothing of the choice).
+    Refuted(Vec<(u32, u32)>, u64),
     /// A schedule at a proven bound: the incumbent is optimal.
     Proven,
     Undecided,
@@ -152,6 +169,8 @@ struct Search<'m, 'a> {
     /// When the last better schedule or refuted choice came (or the start).
     progress_at: Instant,
     shared: Option<Shared<'m, 'a>>,
+    /// Candidate tilings of each op (refuted ones left out).
+    cands: Vec<Vec<u32>>,
 }
 
 /// The encoding over every candidate (refuted combinations forbidden) for
@@ -194,7 +213,8 @@ pub fn search(
     opts: &ChoiceOptions,
 ) -> Outcome {
     let ub = start.and_then(|s| validated(inst, s)).unwrap_or(u128::MAX);
-    let mut whole = Model::new(inst, &bounds.nogoods.candidates(inst));
+    let cands = bounds.nogoods.candidates(inst);
+    let mut whole = Model::new(inst, &cands);
     whole.forbid(&bounds.nogoods);
     let shared = if opts.shared {
         shared_encoding(&whole, ub, budget.min(SHARED_BUDGET), deadline)
@@ -211,6 +231,7 @@ pub fn search(
         fruitless: 0,
         progress_at: Instant::now(),
         shared,
+        cands,
     };
     s.stats.shared = s.shared.is_some();
     let found = if opts.levels {
@@ -286,9 +307,13 @@ impl Search<'_, '_> {
                         }
                         continue;
                     }
-                    match s.decide(&choice, Ask::Below, sub_time, deadline) {
-                        Verdict::Refuted(set) if set.is_empty() => proven = true,
-                        Verdict::Refuted(set) => tried.push(set),
+                    // The net had its turn when the choice was first
+                    // proposed (again on each retry, it took the time of
+                    // the answers: hard-o25-s6 lost its 229 -> 209 at
+                    // 20 s, 2026-11-26).
+                    match s.decide_encoded(&choice, Ask::Below, sub_time, deadline) {
+                        Verdict::Refuted(set, _) if set.is_empty() => proven = true,
+                        Verdict::Refuted(set, _) => tried.push(set),
                         Verdict::Proven => proven = true,
                         Verdict::Undecided => left.push((v, choice)),
                         Verdict::TooLarge => {
@@ -325,10 +350,11 @@ impl Search<'_, '_> {
             s.stats.tried += 1;
             tried.push(whole_choice(&choice));
             match s.decide(&choice, Ask::Below, sub_time, deadline) {
-                Verdict::Refuted(set) if set.is_empty() => proven = true,
+                Verdict::Refuted(set, _) if set.is_empty() => proven = true,
                 // A refutation that needed only part of the choice excludes
-                // every choice with that part.
-                Verdict::Refuted(set) => {
+                // every choice with that part (below the incumbent, which
+                // only falls: for the rest of the search).
+                Verdict::Refuted(set, _) => {
                     if set.len() < choice.len() {
                         tried.push(set);
                     }
@@ -368,7 +394,7 @@ impl Search<'_, '_> {
         // Choices undecided at this level.
         let mut skipped: Vec<Vec<u32>> = Vec::new();
         let mut sub_time = opts.first_sub_time;
-        let mut closed_outright = false;
+        let mut closed_outright: Option<u64> = None;
         let mut optimal = false;
         let patient = |s: &Search| s.patient(opts);
         while !optimal && !deadline.expired() && u128::from(level) < s.ub && patient(s) {
@@ -393,24 +419,25 @@ impl Search<'_, '_> {
                             left.push(choice);
                             continue;
                         }
-                        match s.decide(&choice, Ask::AtMost(level), sub_time, deadline) {
+                        match s.decide_encoded(&choice, Ask::AtMost(level), sub_time, deadline) {
                             Verdict::Proven => {
                                 optimal = true;
                                 break;
                             }
-                            Verdict::Refuted(set) if set.is_empty() => {
-                                closed_outright = true;
+                            Verdict::Refuted(set, upto) if set.is_empty() => {
+                                closed_outright = Some(upto);
                                 break;
                             }
-                            Verdict::Refuted(set) => refuted.push((set, level)),
+                            Verdict::Refuted(set, upto) => refuted.push((set, upto)),
                             Verdict::Undecided | Verdict::TooLarge => left.push(choice),
                         }
                     }
                     skipped = left;
-                    if std::mem::take(&mut closed_outright) {
-                        // No schedule of makespan `level` at all.
+                    if let Some(upto) = closed_outright.take() {
+                        // No schedule of makespan up to `upto` (at least
+                        // `level`) at all.
                         skipped.clear();
-                        level += 1;
+                        level = upto.max(level) + 1;
                         sub_time = opts.first_sub_time;
                         continue;
                     }
@@ -423,6 +450,7 @@ impl Search<'_, '_> {
                 // excluded by a refutation at `level` or above.
                 let above = active.iter().map(|r| r.1 + 1).min().unwrap_or(u64::MAX);
                 level = value.min(above).max(level + 1);
+                log::debug!("choices: level {level} (relaxation {value})");
                 sub_time = opts.first_sub_time;
                 continue;
             }
@@ -430,15 +458,23 @@ impl Search<'_, '_> {
                 break;
             };
             s.stats.tried += 1;
-            match s.decide(&choice, Ask::AtMost(level), sub_time, deadline) {
+            // The window net first on every choice at the level (a
+            // millisecond where it refutes); the encoding decides those it
+            // cannot refute once the relaxation has no more at the level,
+            // so that a hard one does not hold up the easy ones
+            // (hard-o12-s4, 60 s: one answer over the shared encoding
+            // took the 11 s of the phase, 10 choices decided).
+            let by_net = s.net_decision(&choice, Ask::AtMost(level), net_time(sub_time, deadline));
+            match by_net.unwrap_or(Verdict::Undecided) {
                 Verdict::Proven => optimal = true,
-                // No schedule of makespan `level` whatever the choice.
-                Verdict::Refuted(set) if set.is_empty() => {
+                // No schedule of makespan up to `upto` (at least `level`)
+                // whatever the choice.
+                Verdict::Refuted(set, upto) if set.is_empty() => {
                     skipped.clear();
-                    level += 1;
+                    level = upto.max(level) + 1;
                     sub_time = opts.first_sub_time;
                 }
-                Verdict::Refuted(set) => refuted.push((set, level)),
+                Verdict::Refuted(set, upto) => refuted.push((set, upto)),
                 Verdict::Undecided => skipped.push(choice),
                 Verdict::TooLarge => {
                     s.stats.too_large = true;
@@ -464,6 +500,14 @@ fn whole_choice(choice: &[u32]) -> Vec<(u32, u32)> {
         .collect()
 }
 
+/// The time of the window net's decision beside an answer's `time`: a
+/// quarter of it, within `NET_TIME` and the deadline.
+fn net_time(time: Duration, deadline: &Deadline) -> Duration {
+    (time / 4)
+        .clamp(NET_TIME.0, NET_TIME.1)
+        .min(deadline.remaining())
+}
+
 /// The time of the next round of decisions: twice as long (at least 1 ms),
 /// at most `max_sub_time`.
 fn longer(t: Duration, opts: &ChoiceOptions) -> Duration {
@@ -486,13 +530,31 @@ impl Search<'_, '_> {
     /// choice alone. `Refuted` with an empty set: no schedule at all where
     /// the choice was asked (the shared encoding needed no assumption).
     fn decide(&mut self, choice: &[u32], ask: Ask, time: Duration, deadline: &Deadline) -> Verdict {
+        if let Some(v) = self.net_decision(choice, ask, net_time(time, deadline)) {
+            return v;
+        }
+        self.decide_encoded(choice, ask, time, deadline)
+    }
+
+    /// `decide` by the encoding alone (the window net had its turn).
+    fn decide_encoded(
+        &mut self,
+        choice: &[u32],
+        ask: Ask,
+        time: Duration,
+        deadline: &Deadline,
+    ) -> Verdict {
         self.fruitless += 1;
         if self.shared.is_some() {
             // At a level every choice must be decided before the bound
             // rises, and an interrupted shared solver loses all it learned:
             // there an answer runs to the deadline (hard-o12-s4 from 132,
             // 150 s: 87-89 choices refuted this way, 41-66 with 0.25-16 s
-            // an answer, 2026-11-25).
+            // an answer, 2026-11-25). With the window net first, what is
+            // left are the hard ones: boxed to 1-4 s an answer, level 111
+            // stayed open on one of them; to 4-16 s, level 113 (the
+            // optimum) was reached at the same time and its 30 choices
+            // stayed undecided as with all the time (2026-11-26).
             let time = match ask {
                 Ask::AtMost(_) => deadline.remaining(),
                 Ask::Below => time,
@@ -560,13 +622,120 @@ impl Search<'_, '_> {
         Some(ms)
     }
 
-    /// The refutation of `set` (a subset of a choice) below the incumbent.
-    fn refuted(&mut self, set: Vec<(u32, u32)>) -> Verdict {
+    /// The refutation of `set` (a subset of a choice) for every makespan up
+    /// to `upto` (real units, at least where it was asked).
+    fn refuted(&mut self, set: Vec<(u32, u32)>, upto: u64) -> Verdict {
         self.stats.refuted += 1;
         self.fruitless = 0;
         self.progress_at = Instant::now();
-        log::debug!("choices: a set of {} tilings refuted", set.len());
-        Verdict::Refuted(set)
+        log::debug!(
+            "choices: a set of {} tilings refuted up to {upto}",
+            set.len()
+        );
+        Verdict::Refuted(set, upto)
+    }
+
+    /// The largest makespan `ask` asks for (real units).
+    fn asked(&self, ask: Ask) -> u64 {
+        match ask {
+            Ask::Below => u64::try_from(self.ub.saturating_sub(1)).unwrap_or(u64::MAX),
+            Ask::AtMost(l) => l,
+        }
+    }
+
+    /// The window net (models/bounds.md §7) of the model in which the ops of
+    /// `set` have its tilings and every other op its candidates (the net
+    /// holds only the nodes certain to exist): `None` when it has no unary
+    /// resource or the model is beyond its time range. With the net, the
+    /// model's time unit `g` and horizon (units: some schedule of the model
+    /// has makespan at most it, if any has, models/sat.md §1.4).
+    fn net_of(&self, set: &[(u32, u32)]) -> Option<(WindowNet, u64, i64)> {
+        let mut cand = self.cands.clone();
+        for &(op, t) in set {
+            cand[op as usize] = vec![t];
+        }
+        let m = Model::new(self.inst, &cand);
+        if m.horizon == 0 || m.horizon > super::MAX_TIME {
+            return None;
+        }
+        Some((WindowNet::new(&m)?, m.g, m.horizon as i64))
+    }
+
+    /// Whether the net of `set` proves that no schedule of makespan at most
+    /// `upto` (real units) uses all of `set`: its windows at `floor(upto /
+    /// g)` units empty (refuting `T` units refutes every makespan below
+    /// `g (T + 1)`, models/sat.md §1.3; beyond the horizon, at the horizon:
+    /// none there, none at all), by propagation alone or, with `shave`,
+    /// shaved until that instant.
+    fn net_refutes(&self, set: &[(u32, u32)], upto: u64, shave: Option<Instant>) -> bool {
+        let Some((wn, g, horizon)) = self.net_of(set) else {
+            return false;
+        };
+        let t = i64::try_from(upto / g).map_or(horizon, |t| t.min(horizon));
+        wn.at(t, shave.map(|until| (usize::MAX, until))).is_none()
+    }
+
+    /// A decision by the window net alone, before any encoding (every op
+    /// fixed, every node of the choice is in the net: on hard-o12-s4 it
+    /// refutes 56 of the 94 choices at levels 111-112, most by propagation
+    /// alone in under a millisecond, where SAT takes about 1.5 s). A refuted
+    /// choice is shrunk by deletion (an op is freed when the windows, with
+    /// the same strength, stay empty without it; ops with one candidate are
+    /// free at once) and its makespan raised to the net's destructive bound
+    /// for the shrunk set, so that one refutation excludes every choice
+    /// with that part at every level up to it. `None`: the net refutes
+    /// nothing, the encoding decides. Takes at most about `time`.
+    fn net_decision(&mut self, choice: &[u32], ask: Ask, time: Duration) -> Option<Verdict> {
+        let t0 = Instant::now();
+        let upto = self.asked(ask);
+        let mut set: Vec<(u32, u32)> = whole_choice(choice)
+            .into_iter()
+            .filter(|&(op, _)| self.cands[op as usize].len() > 1)
+            .collect();
+        let shave = if self.net_refutes(&set, upto, None) {
+            None
+        } else if self.net_refutes(&set, upto, Some(instant_after(t0, time / 4))) {
+            Some(instant_after(t0, time))
+        } else {
+            return None;
+        };
+        let mut i = 0;
+        while i < set.len() && Instant::now() < instant_after(t0, time) {
+            let mut without = set.clone();
+            without.remove(i);
+            if self.net_refutes(&without, upto, shave) {
+                set = without;
+            } else {
+                i += 1;
+            }
+        }
+        // The least makespan (units) whose windows survive, above `upto`:
+        // the set is refuted below it.
+        let upto = match self.net_of(&set) {
+            Some((wn, g, horizon)) => {
+                let lo = i64::try_from(upto / g).map_or(horizon, |t| t.min(horizon)) + 1;
+                let hi =
+                    i64::try_from(self.asked(Ask::Below) / g).map_or(horizon, |t| t.min(horizon));
+                let end = instant_after(Instant::now(), time / 4);
+                if lo <= hi {
+                    let b = wn.destructive_bound(lo, hi, end);
+                    u64::try_from(b)
+                        .ok()
+                        .and_then(|b| b.checked_mul(g))
+                        .map_or(upto, |v| v.saturating_sub(1).max(upto))
+                } else {
+                    upto
+                }
+            }
+            None => upto,
+        };
+        self.stats.net_refuted += 1;
+        log::debug!(
+            "choices: the window net refuted a choice in {:.3} s ({} tilings kept)",
+            t0.elapsed().as_secs_f64(),
+            set.len()
+        );
+        Some(self.refuted(set, upto))
     }
 
     /// `decide` over the shared encoding (every candidate), under the
@@ -620,7 +789,8 @@ impl Search<'_, '_> {
                         .iter()
                         .filter_map(|l| tiling_of.get(l).copied())
                         .collect();
-                    return self.refuted(set);
+                    let upto = self.asked(ask);
+                    return self.refuted(set, upto);
                 }
                 Answer::Interrupted => {
                     // The interrupted solver is unusable: reloaded (learned
@@ -683,6 +853,12 @@ impl Search<'_, '_> {
             Err(EncodeStop::OverBudget { .. }) => return Verdict::TooLarge,
             Err(EncodeStop::Deadline) => return Verdict::Undecided,
         };
+        // Every node of the choice is certain: the window net holds them
+        // all, and its windows under each makespan asked are clauses
+        // (models/sat.md §3.8).
+        if let Some(wn) = WindowNet::new(&m) {
+            enc.use_windows(wn);
+        }
         loop {
             match enc.decide(tmax as i64, &[], end) {
                 Answer::Sat(d) => {
@@ -700,7 +876,10 @@ impl Search<'_, '_> {
                         None => return Verdict::Undecided,
                     }
                 }
-                Answer::Unsat => return self.refuted(whole_choice(choice)),
+                Answer::Unsat => {
+                    let upto = self.asked(ask);
+                    return self.refuted(whole_choice(choice), upto);
+                }
                 Answer::Interrupted | Answer::OverBudget => return Verdict::Undecided,
             }
         }
