@@ -20,10 +20,10 @@
 //! models/sat.md §10). When the relaxation has nothing left below the
 //! incumbent and nothing is skipped, the incumbent is optimal.
 //!
-//! Before any encoding, the window net of the choice (every op fixed, so
-//! every node is in it) may refute it in a millisecond (`net_decision`);
-//! at a level, choices it cannot refute wait until the relaxation has no
-//! more there.
+//! At a level, the window net of each choice (every op fixed, so every
+//! node is in it) may refute it in a millisecond before any encoding
+//! (`net_decision`); choices it cannot refute wait until the relaxation
+//! has no more there.
 //!
 //! With `ChoiceOptions::levels` each choice is asked instead for a schedule
 //! at the level of the proven bound (§10.1): one found there is optimal, and
@@ -307,11 +307,7 @@ impl Search<'_, '_> {
                         }
                         continue;
                     }
-                    // The net had its turn when the choice was first
-                    // proposed (again on each retry, it took the time of
-                    // the answers: hard-o25-s6 lost its 229 -> 209 at
-                    // 20 s, 2026-11-26).
-                    match s.decide_encoded(&choice, Ask::Below, sub_time, deadline) {
+                    match s.decide(&choice, Ask::Below, sub_time, deadline) {
                         Verdict::Refuted(set, _) if set.is_empty() => proven = true,
                         Verdict::Refuted(set, _) => tried.push(set),
                         Verdict::Proven => proven = true,
@@ -349,6 +345,12 @@ impl Search<'_, '_> {
             };
             s.stats.tried += 1;
             tried.push(whole_choice(&choice));
+            // No window net here: below the incumbent the shared encoding's
+            // refutations come fast and keep few tilings (its failed
+            // assumptions), and each excludes many choices; the net's keep
+            // most of the choice (hard-o12-s12 of the memory-tight family:
+            // 39 choices refuted by the net in 2.5 s where the encoding
+            // refuted 15 in 0.4 s, 2026-11-26).
             match s.decide(&choice, Ask::Below, sub_time, deadline) {
                 Verdict::Refuted(set, _) if set.is_empty() => proven = true,
                 // A refutation that needed only part of the choice excludes
@@ -419,7 +421,7 @@ impl Search<'_, '_> {
                             left.push(choice);
                             continue;
                         }
-                        match s.decide_encoded(&choice, Ask::AtMost(level), sub_time, deadline) {
+                        match s.decide(&choice, Ask::AtMost(level), sub_time, deadline) {
                             Verdict::Proven => {
                                 optimal = true;
                                 break;
@@ -530,20 +532,6 @@ impl Search<'_, '_> {
     /// choice alone. `Refuted` with an empty set: no schedule at all where
     /// the choice was asked (the shared encoding needed no assumption).
     fn decide(&mut self, choice: &[u32], ask: Ask, time: Duration, deadline: &Deadline) -> Verdict {
-        if let Some(v) = self.net_decision(choice, ask, net_time(time, deadline)) {
-            return v;
-        }
-        self.decide_encoded(choice, ask, time, deadline)
-    }
-
-    /// `decide` by the encoding alone (the window net had its turn).
-    fn decide_encoded(
-        &mut self,
-        choice: &[u32],
-        ask: Ask,
-        time: Duration,
-        deadline: &Deadline,
-    ) -> Verdict {
         self.fruitless += 1;
         if self.shared.is_some() {
             // At a level every choice must be decided before the bound
