@@ -133,12 +133,11 @@ pub struct Outcome {
 /// A choice's verdict where it was asked (below the incumbent as it
 /// stood, or at most the level: `Ask`).
 enum Verdict {
-    /// No schedule of makespan at most the number (real time units, at
-    /// least where the choice was asked) uses every tiling of this set: the
-    /// choice, or the part of it a refutation needed; empty: no such
-    /// schedule whatever the choice (an UNSAT answer of the shared encoding
-    /// that assumed nothing of the choice).
-    Refuted(Vec<(u32, u32)>, u64),
+    /// No schedule there uses every tiling of this set: the choice, or the
+    /// part of it a refutation needed; empty: no schedule there whatever
+    /// the choice (an UNSAT answer of the shared encoding that assumed
+    /// nothing of the choice).
+    Refuted(Vec<(u32, u32)>),
     /// A schedule at a proven bound: the incumbent is optimal.
     Proven,
     Undecided,
@@ -171,6 +170,34 @@ struct Search<'m, 'a> {
     shared: Option<Shared<'m, 'a>>,
     /// Candidate tilings of each op (refuted ones left out).
     cands: Vec<Vec<u32>>,
+}
+
+/// The window net of a set of tilings (`Search::net_of`), with its model's
+/// time unit `g` and horizon (units: some schedule of the model has
+/// makespan at most it, if any has, models/sat.md §1.4).
+struct SetNet {
+    wn: WindowNet,
+    g: u64,
+    horizon: i64,
+}
+
+impl SetNet {
+    /// `makespan` (real units) in units of `g`, rounded down: refuting `T`
+    /// units refutes every makespan below `g (T + 1)` (models/sat.md §1.3).
+    /// At most the horizon: no schedule there means none at all.
+    fn units(&self, makespan: u64) -> i64 {
+        i64::try_from(makespan / self.g).map_or(self.horizon, |t| t.min(self.horizon))
+    }
+
+    /// Whether the windows of every schedule of makespan at most `makespan`
+    /// (real units) empty: by propagation alone or, with `shave`, shaved
+    /// until that instant.
+    fn refutes(&self, makespan: u64, shave: Option<Instant>) -> bool {
+        let t = self.units(makespan);
+        self.wn
+            .at(t, shave.map(|until| (usize::MAX, until)))
+            .is_none()
+    }
 }
 
 /// The encoding over every candidate (refuted combinations forbidden) for
@@ -308,8 +335,8 @@ impl Search<'_, '_> {
                         continue;
                     }
                     match s.decide(&choice, Ask::Below, sub_time, deadline) {
-                        Verdict::Refuted(set, _) if set.is_empty() => proven = true,
-                        Verdict::Refuted(set, _) => tried.push(set),
+                        Verdict::Refuted(set) if set.is_empty() => proven = true,
+                        Verdict::Refuted(set) => tried.push(set),
                         Verdict::Proven => proven = true,
                         Verdict::Undecided => left.push((v, choice)),
                         Verdict::TooLarge => {
@@ -352,11 +379,11 @@ impl Search<'_, '_> {
             // 39 choices refuted by the net in 2.5 s where the encoding
             // refuted 15 in 0.4 s, 2026-11-26).
             match s.decide(&choice, Ask::Below, sub_time, deadline) {
-                Verdict::Refuted(set, _) if set.is_empty() => proven = true,
+                Verdict::Refuted(set) if set.is_empty() => proven = true,
                 // A refutation that needed only part of the choice excludes
                 // every choice with that part (below the incumbent, which
                 // only falls: for the rest of the search).
-                Verdict::Refuted(set, _) => {
+                Verdict::Refuted(set) => {
                     if set.len() < choice.len() {
                         tried.push(set);
                     }
@@ -396,7 +423,7 @@ impl Search<'_, '_> {
         // Choices undecided at this level.
         let mut skipped: Vec<Vec<u32>> = Vec::new();
         let mut sub_time = opts.first_sub_time;
-        let mut closed_outright: Option<u64> = None;
+        let mut closed_outright = false;
         let mut optimal = false;
         let patient = |s: &Search| s.patient(opts);
         while !optimal && !deadline.expired() && u128::from(level) < s.ub && patient(s) {
@@ -426,20 +453,19 @@ impl Search<'_, '_> {
                                 optimal = true;
                                 break;
                             }
-                            Verdict::Refuted(set, upto) if set.is_empty() => {
-                                closed_outright = Some(upto);
+                            Verdict::Refuted(set) if set.is_empty() => {
+                                closed_outright = true;
                                 break;
                             }
-                            Verdict::Refuted(set, upto) => refuted.push((set, upto)),
+                            Verdict::Refuted(set) => refuted.push((set, level)),
                             Verdict::Undecided | Verdict::TooLarge => left.push(choice),
                         }
                     }
                     skipped = left;
-                    if let Some(upto) = closed_outright.take() {
-                        // No schedule of makespan up to `upto` (at least
-                        // `level`) at all.
+                    if std::mem::take(&mut closed_outright) {
+                        // No schedule of makespan `level` at all.
                         skipped.clear();
-                        level = upto.max(level) + 1;
+                        level += 1;
                         sub_time = opts.first_sub_time;
                         continue;
                     }
@@ -466,22 +492,16 @@ impl Search<'_, '_> {
             // so that a hard one does not hold up the easy ones
             // (hard-o12-s4, 60 s: one answer over the shared encoding
             // took the 11 s of the phase, 10 choices decided).
-            let by_net = s.net_decision(&choice, Ask::AtMost(level), net_time(sub_time, deadline));
-            match by_net.unwrap_or(Verdict::Undecided) {
-                Verdict::Proven => optimal = true,
+            match s.net_decision(&choice, level, net_time(sub_time, deadline)) {
                 // No schedule of makespan up to `upto` (at least `level`)
                 // whatever the choice.
-                Verdict::Refuted(set, upto) if set.is_empty() => {
+                Some((set, upto)) if set.is_empty() => {
                     skipped.clear();
-                    level = upto.max(level) + 1;
+                    level = upto.saturating_add(1);
                     sub_time = opts.first_sub_time;
                 }
-                Verdict::Refuted(set, upto) => refuted.push((set, upto)),
-                Verdict::Undecided => skipped.push(choice),
-                Verdict::TooLarge => {
-                    s.stats.too_large = true;
-                    break;
-                }
+                Some(refutation) => refuted.push(refutation),
+                None => skipped.push(choice),
             }
         }
         s.stats.skipped = skipped.len();
@@ -610,34 +630,25 @@ impl Search<'_, '_> {
         Some(ms)
     }
 
-    /// The refutation of `set` (a subset of a choice) for every makespan up
-    /// to `upto` (real units, at least where it was asked).
-    fn refuted(&mut self, set: Vec<(u32, u32)>, upto: u64) -> Verdict {
+    /// The refutation of `set` (a subset of a choice) where it was asked.
+    fn refuted(&mut self, set: Vec<(u32, u32)>) -> Verdict {
+        self.count_refutation(set.len());
+        Verdict::Refuted(set)
+    }
+
+    /// A refutation of a set of `len` tilings counts as progress.
+    fn count_refutation(&mut self, len: usize) {
         self.stats.refuted += 1;
         self.fruitless = 0;
         self.progress_at = Instant::now();
-        log::debug!(
-            "choices: a set of {} tilings refuted up to {upto}",
-            set.len()
-        );
-        Verdict::Refuted(set, upto)
-    }
-
-    /// The largest makespan `ask` asks for (real units).
-    fn asked(&self, ask: Ask) -> u64 {
-        match ask {
-            Ask::Below => u64::try_from(self.ub.saturating_sub(1)).unwrap_or(u64::MAX),
-            Ask::AtMost(l) => l,
-        }
+        log::debug!("choices: a set of {len} tilings refuted");
     }
 
     /// The window net (models/bounds.md §7) of the model in which the ops of
     /// `set` have its tilings and every other op its candidates (the net
     /// holds only the nodes certain to exist): `None` when it has no unary
-    /// resource or the model is beyond its time range. With the net, the
-    /// model's time unit `g` and horizon (units: some schedule of the model
-    /// has makespan at most it, if any has, models/sat.md §1.4).
-    fn net_of(&self, set: &[(u32, u32)]) -> Option<(WindowNet, u64, i64)> {
+    /// resource or the model is beyond its time range.
+    fn net_of(&self, set: &[(u32, u32)]) -> Option<SetNet> {
         let mut cand = self.cands.clone();
         for &(op, t) in set {
             cand[op as usize] = vec![t];
@@ -646,43 +657,39 @@ impl Search<'_, '_> {
         if m.horizon == 0 || m.horizon > super::MAX_TIME {
             return None;
         }
-        Some((WindowNet::new(&m)?, m.g, m.horizon as i64))
+        Some(SetNet {
+            wn: WindowNet::new(&m)?,
+            g: m.g,
+            horizon: m.horizon as i64,
+        })
     }
 
-    /// Whether the net of `set` proves that no schedule of makespan at most
-    /// `upto` (real units) uses all of `set`: its windows at `floor(upto /
-    /// g)` units empty (refuting `T` units refutes every makespan below
-    /// `g (T + 1)`, models/sat.md §1.3; beyond the horizon, at the horizon:
-    /// none there, none at all), by propagation alone or, with `shave`,
-    /// shaved until that instant.
-    fn net_refutes(&self, set: &[(u32, u32)], upto: u64, shave: Option<Instant>) -> bool {
-        let Some((wn, g, horizon)) = self.net_of(set) else {
-            return false;
-        };
-        let t = i64::try_from(upto / g).map_or(horizon, |t| t.min(horizon));
-        wn.at(t, shave.map(|until| (usize::MAX, until))).is_none()
-    }
-
-    /// A decision by the window net alone, before any encoding (every op
-    /// fixed, every node of the choice is in the net: on hard-o12-s4 it
-    /// refutes 56 of the 94 choices at levels 111-112, most by propagation
-    /// alone in under a millisecond, where SAT takes about 1.5 s). A refuted
-    /// choice is shrunk by deletion (an op is freed when the windows, with
-    /// the same strength, stay empty without it; ops with one candidate are
-    /// free at once) and its makespan raised to the net's destructive bound
-    /// for the shrunk set, so that one refutation excludes every choice
-    /// with that part at every level up to it. `None`: the net refutes
+    /// A decision by the window net alone at `level`, before any encoding
+    /// (every op fixed, every node of the choice is in the net: on
+    /// hard-o12-s4 it refutes 56 of the 94 choices at levels 111-112, most
+    /// by propagation alone in under a millisecond, where SAT takes about
+    /// 1.5 s). A refuted choice is shrunk by deletion (an op is freed when
+    /// the windows, with the same strength, stay empty without it; ops with
+    /// one candidate are free at once) and its makespan raised to the net's
+    /// destructive bound for the shrunk set, so that one refutation excludes
+    /// every choice with that part at every level up to it: the set and
+    /// that makespan (real units, at least `level`). `None`: the net refutes
     /// nothing, the encoding decides. Takes at most about `time`.
-    fn net_decision(&mut self, choice: &[u32], ask: Ask, time: Duration) -> Option<Verdict> {
+    fn net_decision(
+        &mut self,
+        choice: &[u32],
+        level: u64,
+        time: Duration,
+    ) -> Option<(Vec<(u32, u32)>, u64)> {
         let t0 = Instant::now();
-        let upto = self.asked(ask);
         let mut set: Vec<(u32, u32)> = whole_choice(choice)
             .into_iter()
             .filter(|&(op, _)| self.cands[op as usize].len() > 1)
             .collect();
-        let shave = if self.net_refutes(&set, upto, None) {
+        let mut net = self.net_of(&set)?;
+        let shave = if net.refutes(level, None) {
             None
-        } else if self.net_refutes(&set, upto, Some(instant_after(t0, time / 4))) {
+        } else if net.refutes(level, Some(instant_after(t0, time / 4))) {
             Some(instant_after(t0, time))
         } else {
             return None;
@@ -691,31 +698,29 @@ impl Search<'_, '_> {
         while i < set.len() && Instant::now() < instant_after(t0, time) {
             let mut without = set.clone();
             without.remove(i);
-            if self.net_refutes(&without, upto, shave) {
-                set = without;
-            } else {
-                i += 1;
+            match self.net_of(&without) {
+                Some(n) if n.refutes(level, shave) => {
+                    set = without;
+                    net = n;
+                }
+                _ => i += 1,
             }
         }
-        // The least makespan (units) whose windows survive, above `upto`:
-        // the set is refuted below it.
-        let upto = match self.net_of(&set) {
-            Some((wn, g, horizon)) => {
-                let lo = i64::try_from(upto / g).map_or(horizon, |t| t.min(horizon)) + 1;
-                let hi =
-                    i64::try_from(self.asked(Ask::Below) / g).map_or(horizon, |t| t.min(horizon));
-                let end = instant_after(Instant::now(), time / 4);
-                if lo <= hi {
-                    let b = wn.destructive_bound(lo, hi, end);
-                    u64::try_from(b)
-                        .ok()
-                        .and_then(|b| b.checked_mul(g))
-                        .map_or(upto, |v| v.saturating_sub(1).max(upto))
-                } else {
-                    upto
-                }
-            }
-            None => upto,
+        // The least makespan (units) whose windows survive, above `level`
+        // (up to the incumbent's): the set is refuted below it.
+        let lo = net.units(level) + 1;
+        // Below the incumbent (none: every makespan).
+        let hi = net.units(u64::try_from(self.ub.saturating_sub(1)).unwrap_or(u64::MAX));
+        let upto = if lo <= hi {
+            let b = net
+                .wn
+                .destructive_bound(lo, hi, instant_after(Instant::now(), time / 4));
+            u64::try_from(b)
+                .ok()
+                .and_then(|b| b.checked_mul(net.g))
+                .map_or(level, |v| v.saturating_sub(1).max(level))
+        } else {
+            level
         };
         self.stats.net_refuted += 1;
         log::debug!(
@@ -723,7 +728,8 @@ impl Search<'_, '_> {
             t0.elapsed().as_secs_f64(),
             set.len()
         );
-        Some(self.refuted(set, upto))
+        self.count_refutation(set.len());
+        Some((set, upto))
     }
 
     /// `decide` over the shared encoding (every candidate), under the
@@ -777,8 +783,7 @@ impl Search<'_, '_> {
                         .iter()
                         .filter_map(|l| tiling_of.get(l).copied())
                         .collect();
-                    let upto = self.asked(ask);
-                    return self.refuted(set, upto);
+                    return self.refuted(set);
                 }
                 Answer::Interrupted => {
                     // The interrupted solver is unusable: reloaded (learned
@@ -864,10 +869,7 @@ impl Search<'_, '_> {
                         None => return Verdict::Undecided,
                     }
                 }
-                Answer::Unsat => {
-                    let upto = self.asked(ask);
-                    return self.refuted(whole_choice(choice), upto);
-                }
+                Answer::Unsat => return self.refuted(whole_choice(choice)),
                 Answer::Interrupted | Answer::OverBudget => return Verdict::Undecided,
             }
         }
