@@ -77,7 +77,7 @@ enum Cmd {
     Solve(SolveArgs),
     /// Compute lower bounds valid for every tiling choice, and which one binds:
     /// the combinatorial bounds, the tiling-choice relaxation (a small MILP) and
-    /// the window net (edge finding and shaving), models/bounds.md.
+    /// the window net (edge finding, timetables and shaving), models/bounds.md.
     Bound {
         instance: PathBuf,
         #[arg(long)]

@@ -143,7 +143,9 @@ fn schedules_are_legal_and_bounds_never_pass_the_optimum() {
 /// hard-o12-s4 of the memory-tight set (optimum 113): at the bound's level,
 /// 111, the window net refutes most of the relaxation's choices before any
 /// encoding (each with every op fixed), and what the enumeration proves
-/// stays at most the optimum.
+/// stays at most the optimum. Of the 37 choices at 111, propagation refutes
+/// 27; shaving with the memory timetables (holds kept until the successors
+/// start) refutes 5 more, where shaving without them refuted none.
 #[test]
 fn the_window_net_refutes_most_choices_at_the_level_of_hard_o12_s4() {
     let inst = memory_tight(4, 12, (4, 8));
@@ -155,7 +157,7 @@ fn the_window_net_refutes_most_choices_at_the_level_of_hard_o12_s4() {
     // The proven bound here is 111 (the tiling-choice relaxation).
     let (out, _) = run(&inst, Some(&start), &levels, 8.0);
     assert!(
-        out.stats.net_refuted >= 20,
+        out.stats.net_refuted >= 30,
         "{} refuted by the net",
         out.stats.net_refuted
     );

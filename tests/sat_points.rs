@@ -29,7 +29,7 @@ fn solve(file: &str, points: &str) -> serde_json::Value {
 #[test]
 fn event_points_and_every_instant_agree() {
     let (mut optimal, mut infeasible, mut compressed) = (0, 0, 0);
-    for seed in 1..=200u64 {
+    for seed in 1..=300u64 {
         // Durations whose sums leave gaps: event points differ from instants.
         let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
         let text = Tiny::random_with(&mut rng, &[4, 9, 15, 22]).text();
@@ -60,7 +60,8 @@ fn event_points_and_every_instant_agree() {
     }
     eprintln!("{optimal} optimal, {infeasible} infeasible, {compressed} over event points");
     // Enough of them must be compressed for the comparison to mean something
-    // (44 of 200 with tests/common's `Tiny` instances; the tiling-choice bound
-    // settles some before any encoding is built).
+    // (of the first 200 of tests/common's `Tiny` instances, 44 were; since the
+    // window net's memory timetables settle more before any encoding is
+    // built, 27: hence 300 seeds; the tiling-choice bound settles some too).
     assert!(optimal >= 100 && compressed >= 30, "{optimal} {compressed}");
 }

@@ -2,9 +2,12 @@
 //! edge finding and shaving on the nodes every schedule has. Its destructive
 //! bound never passes a job shop's known optimum (JSPLIB, literature values,
 //! not tmin's), and it is where the per-machine bounds are weak that it
-//! gains: ft20 and the orb instances.
+//! gains: ft20 and the orb instances. With memory (timetables over the
+//! holds the release rule keeps), the windows at a legal schedule's makespan
+//! always contain that schedule.
 
-use std::time::Duration;
+mod common;
+use std::time::{Duration, Instant};
 
 use tmin::bounds::lower_bounds;
 use tmin::instance::parse_reader;
@@ -52,4 +55,58 @@ fn never_above_the_known_optimum_of_job_shops() {
             "{name} not raised: {raised:?}"
         );
     }
+}
+
+/// Every legal schedule of makespan `T` lies inside the windows of its own
+/// tiling choice at `T`, shaved to a fixpoint: edge finding, the memory
+/// timetables (holds that last until the successors start) and the
+/// two-core timetable only cut starts no schedule uses. Schedules: the SAT
+/// engine's (optimal on most: the tightest windows) and list schedules, on
+/// memory-tight instances where the holds bind.
+#[test]
+fn windows_at_a_schedules_makespan_contain_it() {
+    use tmin::sat::model::Model;
+    use tmin::sat::windows::WindowNet;
+    let (mut checked, mut tightened) = (0, 0);
+    for seed in 1..=30u64 {
+        let inst = common::memory_tight(seed, 3 + (seed % 4) as u32, (2, 5));
+        let opts = tmin::solve::SolveOptions {
+            time_limit: Duration::from_secs(3),
+            ..tmin::solve::SolveOptions::default()
+        };
+        let sat = tmin::engine::solve(&tmin::engine::SatEngine::default(), &inst, &opts);
+        let schedules = [sat.schedule, Some(common::list_schedule(&inst, 50))];
+        for s in schedules.iter().flatten() {
+            let ms = common::legal_makespan(&inst, s);
+            let g = tmin::graph::NodeGraph::new(&inst, s.choice.clone()).unwrap();
+            let cand: Vec<Vec<u32>> = s.choice.iter().map(|&t| vec![t]).collect();
+            let m = Model::new(&inst, &cand);
+            if m.g != 1 {
+                continue; // starts need not be multiples of the unit
+            }
+            let Some(wn) = WindowNet::new(&m) else {
+                continue;
+            };
+            let t = ms as i64;
+            let far = Instant::now() + Duration::from_secs(5);
+            let w = wn
+                .at(t, Some((usize::MAX, far)))
+                .unwrap_or_else(|| panic!("seed {seed}: a legal makespan {t} refuted"));
+            checked += 1;
+            for (v, est, lst) in wn.tightened(&w, t) {
+                let nd = &m.nodes[v as usize];
+                let slot = &m.slots[nd.slot as usize];
+                let gv = g.op_nodes(slot.op).start + (v - slot.first);
+                let start = s.start[gv as usize] as i64;
+                assert!(
+                    est <= start && start <= lst,
+                    "seed {seed}, makespan {t}: node {:?} starts at {start}, outside [{est}, {lst}]",
+                    g.label(gv)
+                );
+                tightened += 1;
+            }
+        }
+    }
+    assert!(checked >= 30, "only {checked} schedules checked");
+    assert!(tightened >= 100, "windows tightened only {tightened} times");
 }

@@ -73,13 +73,14 @@ pub struct ChoiceOptions {
     pub levels: bool,
 }
 
-/// Least and most time of the window net's decision (`net_decision`): a
-/// quarter of the time of an answer within these. A quarter of it shaves
-/// where propagation alone refutes nothing: shaving made 6 of 169
-/// refutations on the test instances and hard-o12-s1 (2026-11-26), and it
-/// costs its time on every choice it does not refute (on the 25-op
-/// instances, every choice).
-const NET_TIME: (Duration, Duration) = (Duration::from_millis(10), Duration::from_millis(250));
+/// Least and most time of the window net's check of a choice
+/// (`net_decision`): half the time of an answer within these. Where
+/// propagation alone refutes nothing it shaves, which with the memory
+/// timetables refutes about half of what is left (hard-o12-s4 at 111-113:
+/// 50 of 81 choices, each shaved to its fixpoint in 20-300 ms; without the
+/// timetables shaving refuted none of them); it costs its time on every
+/// choice it does not refute (on the 25-op instances, every choice).
+const NET_TIME: (Duration, Duration) = (Duration::from_millis(10), Duration::from_millis(400));
 
 /// Most bytes of the shared encoding: beyond, choices are decided alone
 /// (small encodings reload fast after an interrupted answer).
@@ -522,10 +523,10 @@ fn whole_choice(choice: &[u32]) -> Vec<(u32, u32)> {
         .collect()
 }
 
-/// The time of the window net's decision beside an answer's `time`: a
-/// quarter of it, within `NET_TIME` and the deadline.
+/// The time of the window net's check beside an answer's `time`: half of
+/// it, within `NET_TIME` and the deadline.
 fn net_time(time: Duration, deadline: &Deadline) -> Duration {
-    (time / 4)
+    (time / 2)
         .clamp(NET_TIME.0, NET_TIME.1)
         .min(deadline.remaining())
 }
@@ -674,7 +675,8 @@ impl Search<'_, '_> {
     /// destructive bound for the shrunk set, so that one refutation excludes
     /// every choice with that part at every level up to it: the set and
     /// that makespan (real units, at least `level`). `None`: the net refutes
-    /// nothing, the encoding decides. Takes at most about `time`.
+    /// nothing, the encoding decides. Takes at most about `time` to check,
+    /// as much again to shrink a refuted set, and a quarter for its bound.
     fn net_decision(
         &mut self,
         choice: &[u32],
@@ -689,13 +691,14 @@ impl Search<'_, '_> {
         let mut net = self.net_of(&set)?;
         let shave = if net.refutes(level, None) {
             None
-        } else if net.refutes(level, Some(instant_after(t0, time / 4))) {
-            Some(instant_after(t0, time))
+        } else if net.refutes(level, Some(instant_after(t0, time))) {
+            Some(instant_after(Instant::now(), time))
         } else {
             return None;
         };
+        let shrink_until = shave.unwrap_or_else(|| instant_after(t0, time));
         let mut i = 0;
-        while i < set.len() && Instant::now() < instant_after(t0, time) {
+        while i < set.len() && Instant::now() < shrink_until {
             let mut without = set.clone();
             without.remove(i);
             match self.net_of(&without) {

@@ -10,6 +10,7 @@ use super::model::Model;
 use crate::bounds::Bound;
 use crate::instance::Instance;
 use crate::prep::nogoods::TilingNogoods;
+use crate::prep::timetable::Cumulative;
 use crate::prep::windows::{Net, Windows};
 use crate::solve::Deadline;
 
@@ -67,7 +68,9 @@ pub fn bound(
 
 /// The source of a bound the window net proved by refuting makespan `t`.
 pub fn refuted(t: u128) -> String {
-    format!("edge finding and shaving: no schedule with makespan <= {t} (models/bounds.md §7)")
+    format!(
+        "window net (edge finding, timetables, shaving): no schedule with makespan <= {t} (models/bounds.md §7)"
+    )
 }
 
 /// Net tasks of more than this many nodes are not shaved (each shaving step
@@ -84,8 +87,8 @@ pub struct WindowNet {
 }
 
 impl WindowNet {
-    /// The net of `m`'s mandatory nodes; `None` when it has no unary resource
-    /// (then it knows nothing the heads and tails do not).
+    /// The net of `m`'s mandatory nodes; `None` when it has no resource that
+    /// can overload (then it knows nothing the heads and tails do not).
     pub fn new(m: &Model) -> Option<WindowNet> {
         let mandatory =
             |op: u32| m.fixed(op) && m.slots[m.op_slots[op as usize].start as usize].n > 0;
@@ -129,7 +132,8 @@ impl WindowNet {
                 edges.extend(m.sources(sb).map(|z| (hub, task_of[z as usize])));
             }
         }
-        let net = Net::new(dur, &edges, resources(m, &task_of))?;
+        let net =
+            Net::new(dur, &edges, resources(m, &task_of))?.with_cumulative(cumulative(m, &task_of));
         net.has_resources().then_some(WindowNet {
             net,
             node,
@@ -236,6 +240,78 @@ fn resources(m: &Model, task_of: &[u32]) -> Vec<Vec<u32>> {
             if 2 * d > u128::from(p.mems[mt].size) {
                 list.push(t);
             }
+        }
+    }
+    by_core.into_iter().chain(by_mem).collect()
+}
+
+/// Cumulative resources of the mandatory nodes: each core type of several
+/// cores (demand 1 over the run), and each memory type (its demand over the
+/// hold, which lasts until every successor demanding the type has started:
+/// problem.md §4 rule 4, the intra-op successors and, from a sink, the
+/// sources of the successor ops).
+fn cumulative(m: &Model, task_of: &[u32]) -> Vec<Cumulative> {
+    let p = &m.inst.platform;
+    let mut by_core: Vec<Cumulative> = p
+        .cores
+        .iter()
+        .map(|c| Cumulative {
+            capacity: i64::from(c.count),
+            ..Cumulative::default()
+        })
+        .collect();
+    let mut by_mem: Vec<Cumulative> = p
+        .mems
+        .iter()
+        .map(|mt| Cumulative {
+            capacity: i64::try_from(mt.size).unwrap_or(i64::MAX),
+            ..Cumulative::default()
+        })
+        .collect();
+    let mut succs: Vec<u32> = Vec::new();
+    for (v, nd) in m.nodes.iter().enumerate() {
+        let t = task_of[v];
+        if t == u32::MAX {
+            continue;
+        }
+        let c = &mut by_core[nd.core as usize];
+        if c.capacity > 1 && nd.dur > 0 {
+            c.tasks.push(t);
+            c.demand.push(1);
+            c.handover.push(Vec::new());
+        }
+        succs.clear();
+        succs.extend(m.intra_succs(v as u32));
+        if m.is_sink(v as u32) {
+            let op = m.op_of(v as u32);
+            for b in m.op_succs(op) {
+                if m.fixed(b) {
+                    succs.extend(m.sources(m.op_slots[b as usize].start));
+                }
+            }
+        }
+        for (mt, c) in by_mem.iter_mut().enumerate() {
+            let d = m.demand(v as u32, mt as _);
+            if d == 0 {
+                continue;
+            }
+            let handover: Vec<u32> = succs
+                .iter()
+                .filter(|&&y| m.demand(y, mt as _) > 0 && task_of[y as usize] != u32::MAX)
+                .map(|&y| task_of[y as usize])
+                .collect();
+            if nd.dur == 0 && handover.is_empty() {
+                continue; // holds nothing
+            }
+            c.tasks.push(t);
+            // A demand above the size is refused before any engine runs;
+            // the cap keeps the check exact either way (it then overloads).
+            c.demand.push(
+                i64::try_from(d)
+                    .unwrap_or(i64::MAX)
+                    .min(c.capacity.saturating_add(1)),
+            );
+            c.handover.push(handover);
         }
     }
     by_core.into_iter().chain(by_mem).collect()
