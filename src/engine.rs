@@ -393,7 +393,8 @@ pub fn sequence_search(ctx: &Context, r: SolveResult, effort: Effort) -> SolveRe
         return r;
     };
     let before = r.makespan;
-    let mut r = with_improvement(ctx, r, better, "tabu search");
+    let engine = r.engine.clone();
+    let mut r = with_improvement(ctx, r, better, "tabu search", &engine);
     if r.makespan < before {
         r.note(format!(
             "core orders by tabu search: makespan {} -> {} in {:.2} s",
@@ -413,9 +414,12 @@ fn with_improvement(
     mut r: SolveResult,
     better: crate::schedule::Schedule,
     what: &str,
+    engine: &str,
 ) -> SolveResult {
     let (lb, src) = (r.lower_bound, r.bound_source.clone());
-    match SolveResult::found(ctx.inst, better, lb, &src, &r.engine) {
+    // Named after the engine that found it (merge joins the names): a
+    // schedule the SAT engine's searches found is not list scheduling's.
+    match SolveResult::found(ctx.inst, better, lb, &src, engine) {
         Ok(more) => crate::portfolio::merge(r, more),
         Err(e) => {
             r.internal(format!("{what}: {}", e.message));
@@ -462,7 +466,7 @@ pub fn neighbourhood_search(ctx: &Context, r: SolveResult, share: f64, round: u6
     );
     let before = r.makespan;
     let mut r = match better {
-        Some(better) => with_improvement(ctx, r, better, "neighbourhood search"),
+        Some(better) => with_improvement(ctx, r, better, "neighbourhood search", "sat"),
         None => r,
     };
     r.note(format!(
@@ -523,7 +527,7 @@ pub fn choice_search(ctx: &Context, r: SolveResult, share: f64, levels: bool) ->
     );
     let before = r.makespan;
     let mut r = match out.schedule {
-        Some(better) => with_improvement(ctx, r, better, "choice search"),
+        Some(better) => with_improvement(ctx, r, better, "choice search", "sat"),
         None => r,
     };
     if let Some(b) = &out.bound {
