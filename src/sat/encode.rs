@@ -1178,6 +1178,22 @@ impl<'m, 'a> Encoder<'m, 'a> {
         self.windows = Some((wn, share));
     }
 
+    /// Windows of one tiling choice (model node, earliest and latest start)
+    /// as clauses under a fresh literal, which is returned: it is to be
+    /// assumed only with that choice's selectors and the makespan the
+    /// windows hold for; left false, the clauses constrain nothing.
+    pub fn windows_under_fresh(&mut self, windows: &[(u32, i64, i64)]) -> Lit {
+        let a = self.new_var();
+        let lit = L::Lit(a);
+        for &(v, est, lst) in windows {
+            let x = self.start[v as usize];
+            let sel = self.node_sel(v);
+            self.clause(&[!lit, !sel, !self.le(x, est - 1)]);
+            self.clause(&[!lit, !sel, self.le(x, lst)]);
+        }
+        a
+    }
+
     /// Adds the unit "makespan <= t" for good (a schedule with makespan <= t is known,
     /// so only better ones are of interest) or its negation (proven impossible).
     pub fn fix_makespan(&mut self, t: i64, holds: bool) {
