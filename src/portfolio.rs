@@ -83,8 +83,13 @@ pub fn merge(a: SolveResult, b: SolveResult) -> SolveResult {
             best.bound_source = src;
         }
     }
-    if best.engine != other.engine && !best.engine.contains(&other.engine) {
-        best.engine = format!("{}+{}", best.engine, other.engine);
+    // Engine names joined once each, the better result's first.
+    for name in other.engine.split('+').filter(|n| !n.is_empty()) {
+        if best.engine.is_empty() {
+            best.engine = name.to_string();
+        } else if !best.engine.split('+').any(|n| n == name) {
+            best.engine = format!("{}+{}", best.engine, name);
+        }
     }
     best.notes.extend(other.notes);
     best
@@ -549,5 +554,24 @@ fn side_by_side(ctx: &Context, milp: &MilpEngine, inc: SolveResult, nodes: u64) 
             inc.internal(panicked(q, "MILP"));
             inc
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::merge;
+    use crate::solve::{SolveResult, Status};
+
+    fn unknown(engine: &str) -> SolveResult {
+        SolveResult::without_schedule(Status::Unknown, 0, "none", engine)
+    }
+
+    #[test]
+    fn merged_engine_names_appear_once_each() {
+        let r = merge(unknown("sat"), unknown("sat+list"));
+        assert_eq!(r.engine, "sat+list");
+        let r = merge(merge(r, unknown("list")), unknown("milp+sat"));
+        assert_eq!(r.engine, "sat+list+milp");
+        assert_eq!(merge(unknown(""), unknown("list")).engine, "list");
     }
 }
