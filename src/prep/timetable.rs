@@ -1,4 +1,4 @@
-//! Timetable reasoning on cumulative resources (models/bounds.md §7.1): a
+//! Timetable reasoning on cumulative resources (models/bounds.md §7, rule 4): a
 //! core type of several cores, or a memory type whose holds outlast the runs.
 //! Every task has a *compulsory part*, the instants it holds in every
 //! placement its window allows; where the compulsory parts of a resource add
