@@ -173,21 +173,21 @@ struct Search<'m, 'a> {
     cands: Vec<Vec<u32>>,
 }
 
-/// The window net of a set of tilings (`Search::net_of`), with its model's
-/// time unit `g` and horizon (units: some schedule of the model has
-/// makespan at most it, if any has, models/sat.md §1.4).
-struct SetNet {
+/// The window net of a set of tilings (`Search::net_of`) with its model:
+/// its time unit `g`, its horizon (units: some schedule of the model has
+/// makespan at most it, if any has, models/sat.md §1.4) and its nodes.
+struct SetNet<'a> {
+    m: Model<'a>,
     wn: WindowNet,
-    g: u64,
-    horizon: i64,
 }
 
-impl SetNet {
+impl SetNet<'_> {
     /// `makespan` (real units) in units of `g`, rounded down: refuting `T`
     /// units refutes every makespan below `g (T + 1)` (models/sat.md §1.3).
     /// At most the horizon: no schedule there means none at all.
     fn units(&self, makespan: u64) -> i64 {
-        i64::try_from(makespan / self.g).map_or(self.horizon, |t| t.min(self.horizon))
+        let horizon = self.m.horizon as i64;
+        i64::try_from(makespan / self.m.g).map_or(horizon, |t| t.min(horizon))
     }
 
     /// Whether the windows of every schedule of makespan at most `makespan`
@@ -547,7 +547,7 @@ enum Ask {
     AtMost(u64),
 }
 
-impl Search<'_, '_> {
+impl<'a> Search<'_, 'a> {
     /// Decides `choice` as `ask` says within `time` an answer: over the
     /// shared encoding where there is one, else over an encoding of the
     /// choice alone. `Refuted` with an empty set: no schedule at all where
@@ -643,31 +643,27 @@ impl Search<'_, '_> {
     /// The window net's windows of `choice` (every op fixed) at `level`,
     /// shaved until `until`, added to the shared encoding as clauses under
     /// a fresh literal: `Some(Ok(it))`; `Some(Err(()))` when a window empties
-    /// (no schedule of the choice within the level); `None` where the net
-    /// tightens nothing it can say, or the choice's time unit is not the
-    /// encoding's.
+    /// (no schedule of the choice within the level); `None` without a net,
+    /// with the level past the choice's horizon, or when the choice's time
+    /// unit is not the encoding's.
     fn choice_windows(
         &mut self,
         choice: &[u32],
         level: u64,
         until: Instant,
     ) -> Option<Result<Lit, ()>> {
-        let cand: Vec<Vec<u32>> = choice.iter().map(|&t| vec![t]).collect();
-        let cm = Model::new(self.inst, &cand);
+        let net = self.net_of(&self.choice_set(choice))?;
         let sh = self.shared.as_mut()?;
-        if cm.g != sh.m.g || cm.horizon == 0 || cm.horizon > super::MAX_TIME {
+        if net.m.g != sh.m.g || level / net.m.g > net.m.horizon {
             return None;
         }
-        let t = i64::try_from(level / cm.g).ok()?;
-        if t > cm.horizon as i64 {
-            return None;
-        }
-        let wn = WindowNet::new(&cm)?;
-        let Some(w) = wn.at(t, Some((usize::MAX, until))) else {
+        let t = net.units(level);
+        let Some(w) = net.wn.at(t, Some((usize::MAX, until))) else {
             return Some(Err(()));
         };
+        let cm = &net.m;
         let mut windows = Vec::new();
-        for (v, est, lst) in wn.tightened(&w, t) {
+        for (v, est, lst) in net.wn.tightened(&w, t) {
             let slot = &cm.slots[cm.nodes[v as usize].slot as usize];
             let there = sh.m.op_slots[slot.op as usize]
                 .clone()
@@ -695,7 +691,7 @@ impl Search<'_, '_> {
     /// `set` have its tilings and every other op its candidates (the net
     /// holds only the nodes certain to exist): `None` when it has no unary
     /// resource or the model is beyond its time range.
-    fn net_of(&self, set: &[(u32, u32)]) -> Option<SetNet> {
+    fn net_of(&self, set: &[(u32, u32)]) -> Option<SetNet<'a>> {
         let mut cand = self.cands.clone();
         for &(op, t) in set {
             cand[op as usize] = vec![t];
@@ -706,8 +702,7 @@ impl Search<'_, '_> {
         }
         Some(SetNet {
             wn: WindowNet::new(&m)?,
-            g: m.g,
-            horizon: m.horizon as i64,
+            m,
         })
     }
 
@@ -768,7 +763,7 @@ impl Search<'_, '_> {
                 .destructive_bound(lo, hi, instant_after(Instant::now(), time / 4));
             u64::try_from(b)
                 .ok()
-                .and_then(|b| b.checked_mul(net.g))
+                .and_then(|b| b.checked_mul(net.m.g))
                 .map_or(level, |v| v.saturating_sub(1).max(level))
         } else {
             level
