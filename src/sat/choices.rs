@@ -43,6 +43,7 @@ use super::{plan, to_schedule};
 use crate::bounds::{Bound, Bounds};
 use crate::instance::Instance;
 use crate::milp::aggregate::{Master, solve_without};
+use crate::prep::windows::Windows;
 use crate::schedule::Schedule;
 use crate::solve::{Deadline, instant_after};
 
@@ -171,7 +172,15 @@ struct Search<'m, 'a> {
     shared: Option<Shared<'m, 'a>>,
     /// Candidate tilings of each op (refuted ones left out).
     cands: Vec<Vec<u32>>,
+    /// The windows in the shared encoding's nodes (`choice_windows`) of the
+    /// choices the net left at a level, shaved to their fixpoint there, by
+    /// choice: the level and the windows. Kept so that the choice's answer
+    /// does not build and shave its net again.
+    net_windows: HashMap<Vec<u32>, (u64, Vec<NodeWindow>)>,
 }
+
+/// A node of the shared encoding and its window: `(node, est, lst)` (units).
+type NodeWindow = (u32, i64, i64);
 
 /// The window net of a set of tilings (`Search::net_of`) with its model:
 /// its time unit `g`, its horizon (units: some schedule of the model has
@@ -260,6 +269,7 @@ pub fn search(
         progress_at: Instant::now(),
         shared,
         cands,
+        net_windows: HashMap::new(),
     };
     s.stats.shared = s.shared.is_some();
     let found = if opts.levels {
@@ -652,25 +662,40 @@ impl<'a> Search<'_, 'a> {
         level: u64,
         until: Instant,
     ) -> Option<Result<Lit, ()>> {
-        let net = self.net_of(&self.choice_set(choice))?;
+        let windows = match self.net_windows.remove(choice) {
+            Some((at, windows)) if at == level => windows,
+            _ => {
+                let net = self.net_of(&self.choice_set(choice))?;
+                let t = net.units(level);
+                let Some(w) = net.wn.at(t, Some((usize::MAX, until))) else {
+                    return Some(Err(()));
+                };
+                self.in_shared(&net, &w, level)?
+            }
+        };
         let sh = self.shared.as_mut()?;
+        Some(Ok(sh.enc.windows_under_fresh(&windows)))
+    }
+
+    /// A choice's windows `w` at `level` (its net's nodes) as windows of the
+    /// shared encoding's nodes: `None` without a shared encoding, with the
+    /// level past the choice's horizon, or when the choice's time unit is
+    /// not the encoding's.
+    fn in_shared(&self, net: &SetNet, w: &Windows, level: u64) -> Option<Vec<NodeWindow>> {
+        let sh = self.shared.as_ref()?;
         if net.m.g != sh.m.g || level / net.m.g > net.m.horizon {
             return None;
         }
-        let t = net.units(level);
-        let Some(w) = net.wn.at(t, Some((usize::MAX, until))) else {
-            return Some(Err(()));
-        };
         let cm = &net.m;
         let mut windows = Vec::new();
-        for (v, est, lst) in net.wn.tightened(&w, t) {
+        for (v, est, lst) in net.wn.tightened(w, net.units(level)) {
             let slot = &cm.slots[cm.nodes[v as usize].slot as usize];
             let there = sh.m.op_slots[slot.op as usize]
                 .clone()
                 .find(|&s| sh.m.slots[s as usize].tiling == slot.tiling)?;
             windows.push((sh.m.slots[there as usize].first + v - slot.first, est, lst));
         }
-        Some(Ok(sh.enc.windows_under_fresh(&windows)))
+        Some(windows)
     }
 
     /// The refutation of `set` (a subset of a choice) where it was asked.
@@ -734,7 +759,16 @@ impl<'a> Search<'_, 'a> {
         // 0.4 s a choice, and without it the enumeration proved the optimum
         // in 121 s instead of 140 s (2026-11-26).
         if !net.refutes(level, None) {
-            if !net.refutes(level, Some(instant_after(t0, time))) {
+            let until = instant_after(t0, time);
+            if let Some(w) = net.wn.at(net.units(level), Some((usize::MAX, until))) {
+                // Shaved to its fixpoint: the windows the choice's answer
+                // would compute again (up to 0.4 s) are kept for it.
+                if Instant::now() < until
+                    && let Some(windows) = self.in_shared(&net, &w, level)
+                {
+                    self.net_windows.retain(|_, (at, _)| *at == level);
+                    self.net_windows.insert(choice.to_vec(), (level, windows));
+                }
                 return None;
             }
         } else {
