@@ -471,13 +471,18 @@ pub fn neighbourhood_search(ctx: &Context, r: SolveResult, share: f64, round: u6
     };
     r.note(format!(
         "large-neighbourhood search ({kind}): makespan {} -> {} in {:.2} s ({} neighbourhoods \
-         improved, {} exhausted, {} out of time; up to {} ops freed)",
+         improved, {} exhausted, {} out of time{}; up to {} ops freed)",
         before.unwrap_or(0),
         r.makespan.unwrap_or(0),
         t.elapsed().as_secs_f64(),
         stats.improved,
         stats.exhausted,
         stats.timed_out,
+        if stats.sideways > 0 {
+            format!(", {} sideways", stats.sideways)
+        } else {
+            String::new()
+        },
         stats.max_freed
     ));
     r

@@ -51,6 +51,9 @@ pub struct LnsStats {
     pub timed_out: usize,
     /// The largest number of ops freed at once.
     pub max_freed: usize,
+    /// Schedules of the incumbent's makespan taken in its place (the
+    /// time-window search's sideways neighbourhoods).
+    pub sideways: usize,
 }
 
 /// The signature both neighbourhood searches share (`improve` here and in

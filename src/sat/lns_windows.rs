@@ -41,6 +41,10 @@ const MAX_FREED: usize = 3;
 /// Neighbourhoods in a row without a better schedule before the search stops.
 const GIVE_UP_AFTER: usize = 60;
 
+/// Every this many fruitless neighbourhoods in a row, one *sideways*: any
+/// schedule of the incumbent's makespan in the neighbourhood replaces it.
+const SIDEWAYS_EVERY: usize = 4;
+
 /// Most bytes one neighbourhood's encoding may take.
 const BUDGET: u64 = 128 << 20;
 
@@ -71,7 +75,7 @@ pub fn improve(
     // hard-o25-s6), back to the least step after a failure.
     let mut step: u128 = 1;
     // Read again only when the incumbent changes.
-    let Some(mut view) = View::of(inst, &best) else {
+    let Some(mut view) = View::of(inst, &all, &best) else {
         return (None, stats);
     };
     while !deadline.expired() && fruitless < GIVE_UP_AFTER {
@@ -87,10 +91,22 @@ pub fn improve(
             break;
         };
         let g = u128::from(m.g);
+        // Where neighbourhoods around the incumbent keep failing (windows
+        // of `delta` hold nothing shorter, wider ones run out of time:
+        // hard-o25-s6 stuck at 186 for 40 neighbourhoods), a sideways
+        // neighbourhood asks for the incumbent's makespan: the solver's
+        // answer is another schedule of it (the incumbent itself is in
+        // the neighbourhood), and the windows of the next neighbourhoods
+        // move with it.
+        let sideways = fruitless > 0 && fruitless.is_multiple_of(SIDEWAYS_EVERY);
         // Makespans up to `step` below the incumbent's (never below the
-        // proven bound).
-        let tmax = (makespan.saturating_sub(step) / g).max(u128::from(lo).div_ceil(g));
-        if tmax * g >= makespan || tmax > u128::from(m.horizon) {
+        // proven bound), or up to it when sideways.
+        let tmax = if sideways {
+            makespan / g
+        } else {
+            (makespan.saturating_sub(step) / g).max(u128::from(lo).div_ceil(g))
+        };
+        if (!sideways && tmax * g >= makespan) || tmax > u128::from(m.horizon) {
             break;
         }
         let tmax = tmax as u64;
@@ -130,16 +146,26 @@ pub fn improve(
                     break;
                 };
                 log::debug!(
-                    "lns windows: {makespan} -> {ms} (delta {delta}, {} freed) in {:.3} s",
+                    "lns windows: {makespan} -> {ms} (delta {delta}, {} freed{}) in {:.3} s",
                     freed.len(),
+                    if sideways { ", sideways" } else { "" },
                     t0.elapsed().as_secs_f64()
                 );
+                if ms > makespan {
+                    log::warn!("lns windows: an answer above its makespan; search stopped");
+                    break;
+                }
                 best = s;
-                found = true;
-                stats.improved += 1;
-                fruitless = 0;
-                step = (step * 2).min(u128::from(delta) * g);
-                let Some(v) = View::of(inst, &best) else {
+                if ms < makespan {
+                    found = true;
+                    stats.improved += 1;
+                    fruitless = 0;
+                    step = (step * 2).min(u128::from(delta) * g);
+                } else {
+                    stats.sideways += 1;
+                    fruitless += 1;
+                }
+                let Some(v) = View::of(inst, &all, &best) else {
                     break;
                 };
                 view = v;
@@ -207,15 +233,22 @@ fn narrow_around(m: &mut Model, inc: &Incumbent, op_span: &Spans, tmax: u64, del
     m.narrow(tmax, |v| wins[v as usize]);
 }
 
-/// Up to `MAX_FREED` ops with a tiling choice, to be offered every candidate:
-/// half the time consecutive ops of a critical chain (only their tilings, or
-/// orders that `delta` already opens, can shorten it where its nodes follow
-/// each other without a gap), else ops whose incumbent span meets a random
-/// band of 15 % of the makespan.
+/// Up to `MAX_FREED` ops with a tiling choice, to be offered every candidate,
+/// in one of three kinds of neighbourhood drawn at random: consecutive ops of
+/// a critical chain (only their tilings, or orders that `delta` already
+/// opens, can shorten it where its nodes follow each other without a gap);
+/// ops that could take work off the saturated core types (where a core type
+/// is busy almost the whole makespan, no order helps, only a tiling with less
+/// work on it: hard-o25-s2's best schedule of 182 before them kept its one
+/// core of type 0 busy all along); ops whose incumbent span meets a random band of 15 % of
+/// the makespan. Without a saturated core type (job shops: no tiling choice),
+/// chain or band, half the time each.
 fn choose_freed(view: &View, all: &[Vec<u32>], rng: &mut SplitMix64) -> Vec<u32> {
     let flexible = |o: &u32| all[*o as usize].len() > 1;
     let makespan = view.makespan;
-    if rng.chance(0.5) {
+    let kinds = if view.relievers.is_empty() { 2 } else { 3 };
+    let kind = rng.below_mod(kinds);
+    if kind == 0 {
         let chain: Vec<u32> = view
             .critical_chain(rng)
             .into_iter()
@@ -223,6 +256,9 @@ fn choose_freed(view: &View, all: &[Vec<u32>], rng: &mut SplitMix64) -> Vec<u32>
             .collect();
         let i = rng.below_mod(chain.len().max(1));
         return chain.into_iter().skip(i).take(MAX_FREED).collect();
+    }
+    if kind == 2 {
+        return pick(&view.relievers, MAX_FREED, rng);
     }
     let band_len = (makespan * 150 / 1000).max(1);
     let centre = u128::from(rng.below(u64::try_from(makespan).unwrap_or(u64::MAX)));
@@ -248,12 +284,21 @@ struct View {
     nodes: Vec<(u32, u64, u64)>,
     /// Nodes (indices into `nodes`) by their end.
     ends_at: std::collections::HashMap<u64, Vec<usize>>,
+    /// Ops with a candidate tiling that has less work than theirs on the
+    /// saturated core types (see `choose_freed`).
+    relievers: Vec<u32>,
 }
 
+/// A core type is saturated when its cores are busy at least this share of
+/// the makespan, and within `SATURATION_SPREAD` of the busiest type.
+const SATURATION: f64 = 0.9;
+const SATURATION_SPREAD: f64 = 0.02;
+
 impl View {
-    fn of(inst: &Instance, s: &Schedule) -> Option<View> {
+    fn of(inst: &Instance, all: &[Vec<u32>], s: &Schedule) -> Option<View> {
         let g = crate::graph::NodeGraph::new(inst, s.choice.clone()).ok()?;
         let lib = &inst.library;
+        let makespan = s.makespan(&g);
         let mut op_span = Vec::with_capacity(s.choice.len());
         let mut nodes = Vec::with_capacity(s.start.len());
         for (o, &t) in s.choice.iter().enumerate() {
@@ -274,10 +319,11 @@ impl View {
             ends_at.entry(n.2).or_default().push(k);
         }
         Some(View {
-            makespan: s.makespan(&g),
+            makespan,
             op_span,
             nodes,
             ends_at,
+            relievers: relievers(inst, all, &s.choice, makespan),
         })
     }
 
@@ -314,11 +360,97 @@ impl View {
     }
 }
 
+/// The flexible ops that have a candidate tiling with less work than their
+/// chosen one on the saturated core types together.
+fn relievers(inst: &Instance, all: &[Vec<u32>], choice: &[u32], makespan: u128) -> Vec<u32> {
+    let lib = &inst.library;
+    let cores = &inst.platform.cores;
+    let work = |t: u32, into: &mut [u128]| {
+        into.iter_mut().for_each(|w| *w = 0);
+        for v in lib.tilings[t as usize].nodes() {
+            if let Some(w) = into.get_mut(usize::from(lib.node_core[v as usize])) {
+                *w += u128::from(lib.node_dur[v as usize]);
+            }
+        }
+    };
+    let mut busy = vec![0u128; cores.len()];
+    let mut w = vec![0u128; cores.len()];
+    for &t in choice {
+        work(t, &mut w);
+        busy.iter_mut().zip(&w).for_each(|(b, x)| *b += x);
+    }
+    if makespan == 0 {
+        return Vec::new();
+    }
+    let share: Vec<f64> = busy
+        .iter()
+        .zip(cores)
+        .map(|(&b, c)| b as f64 / (makespan as f64 * f64::from(c.count.max(1))))
+        .collect();
+    let top = share.iter().copied().fold(0.0, f64::max);
+    let saturated: Vec<usize> = (0..cores.len())
+        .filter(|&c| share[c] >= SATURATION && share[c] >= top - SATURATION_SPREAD)
+        .collect();
+    if saturated.is_empty() {
+        return Vec::new();
+    }
+    let on_saturated = |w: &[u128]| saturated.iter().map(|&c| w[c]).sum::<u128>();
+    (0..all.len())
+        .filter(|&o| all[o].len() > 1)
+        .filter(|&o| {
+            work(choice[o], &mut w);
+            let mine = on_saturated(&w);
+            all[o].iter().any(|&t| {
+                work(t, &mut w);
+                on_saturated(&w) < mine
+            })
+        })
+        .map(|o| o as u32)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::encode::{Answer, Encoder};
     use super::super::model::Model;
     use crate::graph::NodeGraph;
+
+    /// Op 1 may run on core type 0 (10 long) or otherwise (`alt`); op 2 runs
+    /// 5 on type 0. With op 1 on type 0 in a schedule of 15, type 0 is busy
+    /// all along: op 1 relieves it exactly when its other tiling has less
+    /// work there; op 2, without a choice, never does.
+    fn relievers_of(alt: &str) -> Vec<u32> {
+        let text = format!(
+            "SetSocInfo([[0,1],[1,1]],[[0,100]])\n\
+             AddOpInfo(1,1,0,[],[[1,0,10]],[])\n\
+             AddOpInfo(1,1,1,[],{alt},[])\n\
+             AddOpInfo(2,1,0,[],[[1,0,5]],[])\n\
+             GetInferenceScheResult([[1,2]],[[1,1,1],[2,2,1]])\n"
+        );
+        let inst = crate::instance::parse_reader(text.as_bytes(), "t").unwrap();
+        let lib = &inst.library;
+        let index = |op_type: u32, id: u32| {
+            (0..lib.tilings.len() as u32)
+                .find(|&t| {
+                    let tl = &lib.tilings[t as usize];
+                    tl.op_type == op_type && tl.id == id
+                })
+                .unwrap()
+        };
+        let all = vec![vec![index(1, 0), index(1, 1)], vec![index(2, 0)]];
+        let choice = [index(1, 0), index(2, 0)];
+        super::relievers(&inst, &all, &choice, 15)
+    }
+
+    #[test]
+    fn relievers_are_the_ops_that_can_take_work_off_a_saturated_core_type() {
+        // Op 1's other tiling runs on type 1: it relieves type 0.
+        assert_eq!(relievers_of("[[1,1,12]]"), vec![0]);
+        // Less work on type 0 (8 of 10), some on type 1: still a reliever.
+        assert_eq!(relievers_of("[[1,0,8],[2,1,3]]"), vec![0]);
+        // As much on type 0, and more elsewhere: no relief anywhere.
+        assert_eq!(relievers_of("[[1,0,10],[2,1,1]]"), Vec::<u32>::new());
+    }
 
     /// Narrowed to the instants of a legal schedule, the model holds that
     /// schedule and nothing shorter: windows of width zero keep every node at
