@@ -38,8 +38,14 @@ const MAX_SUB_TIME: Duration = Duration::from_secs(3);
 /// Ops freed at once (offered every candidate tiling), at most.
 const MAX_FREED: usize = 3;
 
-/// Neighbourhoods in a row without a better schedule before the search stops.
+/// Neighbourhoods in a row without a better schedule before the search
+/// restarts its sizes, or stops after `RESTARTS` restarts.
 const GIVE_UP_AFTER: usize = 60;
+
+/// Restarts of the neighbourhood sizes (window width and time) before the
+/// search stops: the `k`-th gives each neighbourhood `2^k` times the first
+/// time.
+const RESTARTS: u32 = 2;
 
 /// Every this many fruitless neighbourhoods in a row, one *sideways*: any
 /// schedule of the incumbent's makespan in the neighbourhood replaces it.
@@ -49,7 +55,8 @@ const SIDEWAYS_EVERY: usize = 4;
 const BUDGET: u64 = 128 << 20;
 
 /// A schedule shorter than `start` found by time-window neighbourhoods, until
-/// `deadline`, the proven bound `lo`, or `GIVE_UP_AFTER` fruitless ones.
+/// `deadline`, the proven bound `lo`, or `GIVE_UP_AFTER` fruitless ones in a
+/// row after `RESTARTS` restarts.
 pub fn improve(
     inst: &Instance,
     ng: &TilingNogoods,
@@ -74,11 +81,28 @@ pub fn improve(
     // each success (successes came one unit at a time, 0.1-0.4 s each, on
     // hard-o25-s6), back to the least step after a failure.
     let mut step: u128 = 1;
+    let mut restarts = 0;
     // Read again only when the incumbent changes.
     let Some(mut view) = View::of(inst, &all, &best) else {
         return (None, stats);
     };
-    while !deadline.expired() && fruitless < GIVE_UP_AFTER {
+    while !deadline.expired() {
+        // Fruitless in a row: where quick UNSAT answers at narrow windows
+        // have shrunk the time per neighbourhood to its least and the
+        // wider ones keep running out of it (hard-o25-s2, 60 s: stopped at
+        // 219 after 6 s, 67 of 171 neighbourhoods out of time, where runs
+        // of 20 s reached 186-192), the sizes start again, with more time.
+        if fruitless >= GIVE_UP_AFTER {
+            if restarts == RESTARTS {
+                break;
+            }
+            restarts += 1;
+            fruitless = 0;
+            sub_time = (FIRST_SUB_TIME * 2u32.pow(restarts)).min(MAX_SUB_TIME);
+            delta_pm = 30;
+            step = 1;
+            log::debug!("lns windows: restart {restarts}");
+        }
         let makespan = view.makespan;
         if makespan <= u128::from(lo) {
             break;
