@@ -122,7 +122,10 @@ pub fn improve(
         // answer is another schedule of it (the incumbent itself is in
         // the neighbourhood), and the windows of the next neighbourhoods
         // move with it.
-        let sideways = fruitless > 0 && fruitless.is_multiple_of(SIDEWAYS_EVERY);
+        // (Within the model's horizon only, like any other neighbourhood.)
+        let sideways = fruitless > 0
+            && fruitless.is_multiple_of(SIDEWAYS_EVERY)
+            && makespan / g <= u128::from(m.horizon);
         // Makespans up to `step` below the incumbent's (never below the
         // proven bound), or up to it when sideways.
         let tmax = if sideways {
@@ -264,9 +267,9 @@ fn narrow_around(m: &mut Model, inc: &Incumbent, op_span: &Spans, tmax: u64, del
 /// ops that could take work off the saturated core types (where a core type
 /// is busy almost the whole makespan, no order helps, only a tiling with less
 /// work on it: hard-o25-s2's best schedule of 182 before them kept its one
-/// core of type 0 busy all along); ops whose incumbent span meets a random band of 15 % of
-/// the makespan. Without a saturated core type (job shops: no tiling choice),
-/// chain or band, half the time each.
+/// core of type 0 busy all along); ops whose incumbent span meets a random
+/// band of 15 % of the makespan. Without a saturated core type (job shops:
+/// no tiling choice), chain or band, half the time each.
 fn choose_freed(view: &View, all: &[Vec<u32>], rng: &mut SplitMix64) -> Vec<u32> {
     let flexible = |o: &u32| all[*o as usize].len() > 1;
     let makespan = view.makespan;
