@@ -79,12 +79,10 @@ fn op_minimums(inst: &Instance, cands: Option<&[Vec<u32>]>) -> OpMins {
         let mut first = true;
         for t in tilings_of(inst, cands, op) {
             let tl = &lib.tilings[t as usize];
-            w.iter_mut().for_each(|x| *x = 0);
+            lib.core_work(t, &mut w);
             a.iter_mut().for_each(|x| *x = 0);
             for v in tl.nodes() {
                 let d = lib.node_dur[v as usize];
-                let c = lib.node_core[v as usize] as usize;
-                w[c] = w[c].saturating_add(d);
                 for m in lib.mems(v) {
                     a[m.mem as usize] += u128::from(m.amount) * u128::from(d);
                 }

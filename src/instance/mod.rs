@@ -220,6 +220,17 @@ impl Library {
             .find(|d| d.mem == m)
             .map_or(0, |d| d.amount)
     }
+    /// Work of tiling `t` per core type, into `into` (one entry per core
+    /// type): the durations of its nodes on each, summed (saturating). Nodes
+    /// naming a core type beyond `into` (an unusable tiling's) count nowhere.
+    pub fn core_work(&self, t: u32, into: &mut [u64]) {
+        into.fill(0);
+        for v in self.tilings[t as usize].nodes() {
+            if let Some(w) = into.get_mut(usize::from(self.node_core[v as usize])) {
+                *w = w.saturating_add(self.node_dur[v as usize]);
+            }
+        }
+    }
     pub fn sources(&self, t: u32) -> &[u32] {
         let (a, b) = self.tilings[t as usize].sources;
         &self.ends[a as usize..b as usize]

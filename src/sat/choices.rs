@@ -200,13 +200,16 @@ impl SetNet<'_> {
     }
 
     /// Whether the windows of every schedule of makespan at most `makespan`
-    /// (real units) empty: by propagation alone or, with `shave`, shaved
-    /// until that instant.
-    fn refutes(&self, makespan: u64, shave: Option<Instant>) -> bool {
-        let t = self.units(makespan);
-        self.wn
-            .at(t, shave.map(|until| (usize::MAX, until)))
-            .is_none()
+    /// (real units) empty by propagation alone.
+    fn refutes(&self, makespan: u64) -> bool {
+        self.wn.at(self.units(makespan), None).is_none()
+    }
+
+    /// The windows of every schedule of makespan at most `makespan` (real
+    /// units), shaved until `until` (or to their fixpoint before it);
+    /// `None` when one empties.
+    fn shaved(&self, makespan: u64, until: Instant) -> Option<Windows> {
+        self.wn.at(self.units(makespan), Some((usize::MAX, until)))
     }
 }
 
@@ -666,8 +669,7 @@ impl<'a> Search<'_, 'a> {
             Some((at, windows)) if at == level => windows,
             _ => {
                 let net = self.net_of(&self.choice_set(choice))?;
-                let t = net.units(level);
-                let Some(w) = net.wn.at(t, Some((usize::MAX, until))) else {
+                let Some(w) = net.shaved(level, until) else {
                     return Some(Err(()));
                 };
                 self.in_shared(&net, &w, level)?
@@ -758,9 +760,9 @@ impl<'a> Search<'_, 'a> {
         // choice: shrinking it kept 11-12 of 12 tilings on hard-o12-s4 at
         // 0.4 s a choice, and without it the enumeration proved the optimum
         // in 121 s instead of 140 s (2026-11-26).
-        if !net.refutes(level, None) {
+        if !net.refutes(level) {
             let until = instant_after(t0, time);
-            if let Some(w) = net.wn.at(net.units(level), Some((usize::MAX, until))) {
+            if let Some(w) = net.shaved(level, until) {
                 // Shaved to its fixpoint: the windows the choice's answer
                 // would compute again (up to 0.4 s) are kept for it.
                 if Instant::now() < until
@@ -778,7 +780,7 @@ impl<'a> Search<'_, 'a> {
                 let mut without = set.clone();
                 without.remove(i);
                 match self.net_of(&without) {
-                    Some(n) if n.refutes(level, None) => {
+                    Some(n) if n.refutes(level) => {
                         set = without;
                         net = n;
                     }

@@ -1521,22 +1521,8 @@ impl<'m, 'a> Encoder<'m, 'a> {
     /// of `x` demanding memory type `mt` (intra-tiling, or a source of a successor
     /// op's candidate tiling when `x` is a sink).
     fn for_each_mem_succ(&self, x: u32, mt: TypeIdx, mut f: impl FnMut(u32, L)) {
-        let m = self.m;
-        for y in m.intra_succs(x) {
-            if m.demand(y, mt) > 0 {
-                f(y, L::T);
-            }
-        }
-        if m.is_sink(x) {
-            for b in m.op_succs(m.op_of(x)) {
-                for s in m.op_slots[b as usize].clone() {
-                    for y in m.sources(s) {
-                        if m.demand(y, mt) > 0 {
-                            f(y, self.sel[s as usize]);
-                        }
-                    }
-                }
-            }
+        for (y, slot) in self.m.mem_succs(x, mt) {
+            f(y, slot.map_or(L::T, |s| self.sel[s as usize]));
         }
     }
 

@@ -392,19 +392,13 @@ impl View {
 fn relievers(inst: &Instance, all: &[Vec<u32>], choice: &[u32], makespan: u128) -> Vec<u32> {
     let lib = &inst.library;
     let cores = &inst.platform.cores;
-    let work = |t: u32, into: &mut [u128]| {
-        into.iter_mut().for_each(|w| *w = 0);
-        for v in lib.tilings[t as usize].nodes() {
-            if let Some(w) = into.get_mut(usize::from(lib.node_core[v as usize])) {
-                *w += u128::from(lib.node_dur[v as usize]);
-            }
-        }
-    };
     let mut busy = vec![0u128; cores.len()];
-    let mut w = vec![0u128; cores.len()];
+    let mut w = vec![0u64; cores.len()];
     for &t in choice {
-        work(t, &mut w);
-        busy.iter_mut().zip(&w).for_each(|(b, x)| *b += x);
+        lib.core_work(t, &mut w);
+        busy.iter_mut()
+            .zip(&w)
+            .for_each(|(b, &x)| *b += u128::from(x));
     }
     if makespan == 0 {
         return Vec::new();
@@ -421,14 +415,14 @@ fn relievers(inst: &Instance, all: &[Vec<u32>], choice: &[u32], makespan: u128) 
     if saturated.is_empty() {
         return Vec::new();
     }
-    let on_saturated = |w: &[u128]| saturated.iter().map(|&c| w[c]).sum::<u128>();
+    let on_saturated = |w: &[u64]| saturated.iter().map(|&c| u128::from(w[c])).sum::<u128>();
     (0..all.len())
         .filter(|&o| all[o].len() > 1)
         .filter(|&o| {
-            work(choice[o], &mut w);
+            lib.core_work(choice[o], &mut w);
             let mine = on_saturated(&w);
             all[o].iter().any(|&t| {
-                work(t, &mut w);
+                lib.core_work(t, &mut w);
                 on_saturated(&w) < mine
             })
         })

@@ -302,6 +302,25 @@ impl<'a> Model<'a> {
             .iter()
             .map(move |&l| s.first + l)
     }
+    /// The nodes whose starts `x`'s hold of memory type `mt` lasts until
+    /// (problem.md §4 rule 4): its intra-tiling successors demanding `mt`
+    /// (slot `None`: they exist whenever `x` does) and, when `x` is a sink,
+    /// the sources demanding `mt` of every candidate tiling of each successor
+    /// op, with their slot. The one statement of the release rule's
+    /// successors for the encoding's holds and the window net's timetables.
+    pub fn mem_succs(&self, x: u32, mt: TypeIdx) -> impl Iterator<Item = (u32, Option<u32>)> + '_ {
+        let cross = self
+            .is_sink(x)
+            .then(|| self.op_succs(self.op_of(x)))
+            .into_iter()
+            .flatten()
+            .flat_map(move |b| self.op_slots[b as usize].clone())
+            .flat_map(move |s| self.sources(s).map(move |y| (y, Some(s))));
+        self.intra_succs(x)
+            .map(|y| (y, None))
+            .chain(cross)
+            .filter(move |&(y, _)| self.demand(y, mt) > 0)
+    }
     pub fn demand(&self, v: u32, m: TypeIdx) -> u64 {
         self.inst.library.demand(self.nodes[v as usize].lib, m)
     }

@@ -268,7 +268,6 @@ fn cumulative(m: &Model, task_of: &[u32]) -> Vec<Cumulative> {
             ..Cumulative::default()
         })
         .collect();
-    let mut succs: Vec<u32> = Vec::new();
     for (v, nd) in m.nodes.iter().enumerate() {
         let t = task_of[v];
         if t == u32::MAX {
@@ -280,25 +279,17 @@ fn cumulative(m: &Model, task_of: &[u32]) -> Vec<Cumulative> {
             c.demand.push(1);
             c.handover.push(Vec::new());
         }
-        succs.clear();
-        succs.extend(m.intra_succs(v as u32));
-        if m.is_sink(v as u32) {
-            let op = m.op_of(v as u32);
-            for b in m.op_succs(op) {
-                if m.fixed(b) {
-                    succs.extend(m.sources(m.op_slots[b as usize].start));
-                }
-            }
-        }
         for (mt, c) in by_mem.iter_mut().enumerate() {
             let d = m.demand(v as u32, mt as _);
             if d == 0 {
                 continue;
             }
-            let handover: Vec<u32> = succs
-                .iter()
-                .filter(|&&y| m.demand(y, mt as _) > 0 && task_of[y as usize] != u32::MAX)
-                .map(|&y| task_of[y as usize])
+            // Only the mandatory successors (tasks of the net): those of
+            // ops with a single candidate.
+            let handover: Vec<u32> = m
+                .mem_succs(v as u32, mt as _)
+                .map(|(y, _)| task_of[y as usize])
+                .filter(|&t| t != u32::MAX)
                 .collect();
             if nd.dur == 0 && handover.is_empty() {
                 continue; // holds nothing
