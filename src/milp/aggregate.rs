@@ -173,17 +173,20 @@ fn op_candidates(inst: &Instance, cands: &[Vec<u32>], unit: u64) -> Vec<Vec<Cand
     let lib = &inst.library;
     let (nc, nm) = (inst.platform.cores.len(), inst.platform.mems.len());
     let u = unit as f64;
+    let mut w = vec![0u64; nc];
     cands
         .iter()
         .map(|ts| {
             ts.iter()
                 .map(|&t| {
                     let tl = &lib.tilings[t as usize];
-                    let mut work = vec![0.0; nc];
+                    // `unit` divides every duration here (it is their gcd):
+                    // the integer sum in units is exact, as a float too.
+                    lib.core_work(t, &mut w);
+                    let work = w.iter().map(|&x| (x / unit) as f64).collect();
                     let mut area = vec![0.0; nm];
                     for v in tl.nodes() {
                         let d = lib.node_dur[v as usize] as f64 / u;
-                        work[lib.node_core[v as usize] as usize] += d;
                         for md in lib.mems(v) {
                             area[md.mem as usize] += md.amount as f64 * d;
                         }
