@@ -437,6 +437,24 @@ fn with_improvement(
 /// neighbourhoods from a stream of its own, so that a second call from the
 /// same schedule does not repeat the first one's.
 pub fn neighbourhood_search(ctx: &Context, r: SolveResult, share: f64, round: u64) -> SolveResult {
+    large_neighbourhoods(ctx, r, share, round, false)
+}
+
+/// The large-neighbourhood search over time windows only, whatever the
+/// whole encoding's size: each neighbourhood's encoding is small (at most
+/// 128 MiB), so a second thread may run it beside a whole encoding (its note
+/// calls it a second chain).
+pub fn window_search(ctx: &Context, r: SolveResult, share: f64, round: u64) -> SolveResult {
+    large_neighbourhoods(ctx, r, share, round, true)
+}
+
+fn large_neighbourhoods(
+    ctx: &Context,
+    r: SolveResult,
+    share: f64,
+    round: u64,
+    windows_only: bool,
+) -> SolveResult {
     let Some(s) = r.schedule.as_ref() else {
         return r;
     };
@@ -448,9 +466,14 @@ pub fn neighbourhood_search(ctx: &Context, r: SolveResult, share: f64, round: u6
     let budget = crate::sat::budget_bytes(ctx.opts.memory_limit_mib);
     // One encoding for every neighbourhood where it fits; else one small
     // encoding per neighbourhood, over time windows.
-    let whole = crate::sat::lns::whole_fits(ctx.inst, s, budget);
+    let whole = !windows_only && crate::sat::lns::whole_fits(ctx.inst, s, budget);
     let (kind, improve): (&str, crate::sat::lns::Improve) = if whole {
         ("orders", crate::sat::lns::improve)
+    } else if windows_only {
+        (
+            "time windows, a second chain",
+            crate::sat::lns_windows::improve,
+        )
     } else {
         ("time windows", crate::sat::lns_windows::improve)
     };

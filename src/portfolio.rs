@@ -183,10 +183,16 @@ impl Portfolio {
             options: self.milp.clone(),
         };
         if opts.threads >= 2 {
+            let beside = if second_chain(ctx, nodes) {
+                "a second time-window neighbourhood search (the MILP engine would not enumerate \
+                 the tiling combinations), then list scheduling"
+            } else {
+                "MILP"
+            };
             note(
                 &mut inc,
                 format!(
-                    "{nodes} nodes: SAT and MILP side by side ({} threads)",
+                    "{nodes} nodes: SAT and {beside} side by side ({} threads)",
                     opts.threads
                 ),
             );
@@ -313,6 +319,13 @@ fn without_whole_encoding(
     nodes: u64,
     round: u64,
 ) -> SolveResult {
+    let r = windows_then_levels(ctx, r, nodes, round);
+    milp.search(&ctx.with_deadline(ctx.deadline.share(0.6)), r)
+}
+
+/// The SAT engine's part of `without_whole_encoding`: the time-window
+/// search, then the choice enumeration at the bound's level.
+fn windows_then_levels(ctx: &Context, r: SolveResult, nodes: u64, round: u64) -> SolveResult {
     let r = if nodes <= WINDOW_LNS_NODES {
         crate::engine::neighbourhood_search(ctx, r, WINDOW_LNS_SHARE, round)
     } else {
@@ -322,8 +335,19 @@ fn without_whole_encoding(
     // at its level (on the 25-op memory-tight instances the MILP engine
     // enumerates no tiling combinations, over 10^11 of them, and list
     // scheduling had the rest: 143 s of 300 without a gain on hard-o25-s5).
-    let r = choices(ctx, r, LEVELS_SHARE, true);
-    milp.search(&ctx.with_deadline(ctx.deadline.share(0.6)), r)
+    choices(ctx, r, LEVELS_SHARE, true)
+}
+
+/// Whether the second thread of `side_by_side` runs a time-window search
+/// of its own before the MILP engine: where that engine would not
+/// enumerate the tiling combinations it is list scheduling, and beside
+/// the SAT engine's neighbourhoods a second chain of them, from the same
+/// incumbent but drawn from another stream, finds what list scheduling
+/// does not (the chains' ends spread widely: hard-o25-s6, 20 s, one thread,
+/// ended at 181-198 by seed).
+fn second_chain(ctx: &Context, nodes: u64) -> bool {
+    nodes <= WINDOW_LNS_NODES
+        && crate::milp::too_large(ctx.inst, &ctx.bounds.nogoods.candidates(ctx.inst)).is_some()
 }
 
 /// The start of a note's plan for `without_whole_encoding`.
@@ -508,8 +532,8 @@ fn side_by_side(ctx: &Context, milp: &MilpEngine, inc: SolveResult, nodes: u64) 
             }
             let sat_fits =
                 crate::sat::fits(shared.inst, inc_sat.makespan, shared.opts.memory_limit_mib);
-            let r = if sat_fits.is_err() && nodes <= WINDOW_LNS_NODES {
-                crate::engine::neighbourhood_search(shared, inc_sat, 1.0, 0)
+            let mut r = if sat_fits.is_err() && nodes <= WINDOW_LNS_NODES {
+                windows_then_levels(shared, inc_sat, nodes, 0)
             } else if choices_apply(shared) {
                 // As with one thread: a round that answers nothing hands
                 // its time to the neighbourhood search and the level
@@ -518,10 +542,34 @@ fn side_by_side(ctx: &Context, milp: &MilpEngine, inc: SolveResult, nodes: u64) 
             } else {
                 SatEngine::default().search(shared, inc_sat)
             };
+            // As with one thread, where the encoding stepped aside: the
+            // time-window search and the levels (hard-o25-s2, whose
+            // encoding passes the estimate and outgrows the budget while
+            // built, had list scheduling for its last 10.9 s of 20 without
+            // this, and ended at 207 where one thread reaches 176-204).
+            if let Some(why) = r.stepped_aside.clone()
+                && why != StepAside::DeadlineDuringEncoding
+                && shared.deadline.remaining() > Duration::from_millis(500)
+            {
+                r.note_as(
+                    NoteKind::SteppedAside,
+                    format!(
+                        "auto: SAT stepped aside ({why}): {}the choice enumeration at the \
+                         bound's level where it applies",
+                        windows_first(nodes)
+                    ),
+                );
+                r = windows_then_levels(shared, r, nodes, 2);
+            }
             settled(&r);
             r
         });
         let h_milp = s.spawn(move || {
+            let inc_milp = if second_chain(milp_ctx, nodes) {
+                crate::engine::window_search(milp_ctx, inc_milp, WINDOW_LNS_SHARE, 3)
+            } else {
+                inc_milp
+            };
             let r = milp.search(milp_ctx, inc_milp);
             settled(&r);
             r

@@ -1,6 +1,8 @@
 //! `--engine auto`: one incumbent shared by the engines, the best bound kept,
 //! and one engine's proof stopping the other.
 
+mod common;
+
 use std::time::{Duration, Instant};
 
 use tmin::graph::NodeGraph;
@@ -187,4 +189,56 @@ fn long_horizons_use_event_points_or_the_milp() {
     );
     legal(&inst, &r);
     assert!(u128::from(r.lower_bound) <= r.makespan.unwrap());
+}
+
+/// With two threads, where the SAT encoding passes its size estimate and
+/// outgrows the memory budget while built, the SAT thread goes on as one
+/// thread does: the neighbourhood search and the level enumeration, not
+/// list scheduling for the rest of the time. Beside it, where the MILP engine would not
+/// enumerate the tiling combinations, the other thread runs a second chain
+/// of time windows first.
+#[test]
+fn two_threads_search_time_windows_where_the_encoding_outgrows_its_budget() {
+    // hard-o12-s6 of the memory-tight set (results/memtight.md).
+    let inst = common::memory_tight(6, 12, (4, 8));
+    let cands = tmin::sat::model::candidates_of_every_op(&inst);
+    assert!(tmin::milp::too_large(&inst, &cands).is_some());
+    // The least budget that the estimate passes at the list schedule's
+    // makespan (it refuses only beyond twice the budget): the encoding, of
+    // about twice the budget there and about as large at the makespans the
+    // choice search reaches first, outgrows it.
+    let list = tmin::list::solve(&inst, &opts(1, 1)).makespan.unwrap();
+    let mib = (1..=4096u64)
+        .find(|&l| tmin::sat::fits(&inst, Some(list), l).is_ok())
+        .unwrap();
+    let r = solve(
+        &inst,
+        &SolveOptions {
+            memory_limit_mib: mib,
+            ..opts(12, 2)
+        },
+        &MilpOptions::default(),
+    );
+    legal(&inst, &r);
+    // (The result's typed reason is the better thread's: the MILP engine's
+    // fallback where the second chain wins.)
+    let after_aside = r
+        .notes
+        .iter()
+        .skip_while(|n| n.kind != NoteKind::SteppedAside)
+        .skip(1)
+        .collect::<Vec<_>>();
+    // The SAT thread's own neighbourhood search (over one encoding where
+    // that fits its budget, else over time windows), not the second chain.
+    let own_search = |n: &&tmin::solve::Note| {
+        n.text.starts_with("large-neighbourhood search (") && !n.text.contains("second chain")
+    };
+    assert!(after_aside.iter().any(own_search), "{:?}", r.notes);
+    assert!(
+        r.notes.iter().any(|n| n
+            .text
+            .starts_with("large-neighbourhood search (time windows, a second chain)")),
+        "{:?}",
+        r.notes
+    );
 }

@@ -180,6 +180,36 @@ fn record_bugs(r: &mut SolveResult, bugs: Vec<String>) {
     }
 }
 
+/// Why the engine would not enumerate the tiling combinations of `per_op`
+/// (each op's candidate tilings) and fall back to list scheduling.
+pub enum TooLarge {
+    /// More than `MAX_COMBINATIONS` (`None`: more than 2^64).
+    Combinations(Option<u64>),
+    /// A combination with more than `MAX_NODES` nodes.
+    Nodes(u64),
+}
+
+/// `None` where the engine enumerates the combinations of `per_op` and solves
+/// each (the portfolio asks before it spends a thread on it).
+pub fn too_large(inst: &Instance, per_op: &[Vec<u32>]) -> Option<TooLarge> {
+    let product: Option<u64> = per_op
+        .iter()
+        .try_fold(1u64, |a, t| a.checked_mul(t.len() as u64));
+    if product.is_none_or(|p| p > MAX_COMBINATIONS) {
+        return Some(TooLarge::Combinations(product));
+    }
+    let max_nodes = per_op
+        .iter()
+        .map(|ts| {
+            ts.iter()
+                .map(|&t| u64::from(inst.library.tilings[t as usize].n_nodes))
+                .max()
+                .unwrap_or(0)
+        })
+        .sum::<u64>();
+    (max_nodes > MAX_NODES as u64).then_some(TooLarge::Nodes(max_nodes))
+}
+
 /// `x` in words: the exact count when it fits u64, "more than 2^64" otherwise.
 fn count_text(x: Option<u64>) -> String {
     x.map_or_else(|| "more than 2^64".to_string(), |x| x.to_string())
@@ -291,38 +321,29 @@ impl<'a> Engine<'a> {
         let usable: Option<u64> = (0..inst.graph.n_ops() as u32)
             .map(|op| inst.usable_tilings(op).count() as u64)
             .try_fold(1u64, |a, b| a.checked_mul(b));
-        let product: Option<u64> = per_op
-            .iter()
-            .try_fold(1u64, |a, t| a.checked_mul(t.len() as u64));
-        if product.is_none_or(|p| p > MAX_COMBINATIONS) {
-            self.note(format!(
-                "{} tiling combinations (after dominance; {} before): more than \
-                 {MAX_COMBINATIONS}, too many to enumerate; falling back to list scheduling \
-                 and the combinatorial bound",
-                count_text(product),
-                count_text(usable)
-            ));
-            self.stepped = Some(StepAside::TooLarge);
-            return self.fallback();
+        match too_large(inst, &per_op) {
+            Some(TooLarge::Combinations(product)) => {
+                self.note(format!(
+                    "{} tiling combinations (after dominance; {} before): more than \
+                     {MAX_COMBINATIONS}, too many to enumerate; falling back to list scheduling \
+                     and the combinatorial bound",
+                    count_text(product),
+                    count_text(usable)
+                ));
+                self.stepped = Some(StepAside::TooLarge);
+                return self.fallback();
+            }
+            Some(TooLarge::Nodes(max_nodes)) => {
+                self.note(format!(
+                    "up to {max_nodes} nodes: more than the {MAX_NODES} the MILP engine takes; \
+                     falling back to list scheduling and the combinatorial bound"
+                ));
+                self.stepped = Some(StepAside::TooLarge);
+                return self.fallback();
+            }
+            None => {}
         }
         let usable = count_text(usable);
-        let max_nodes = per_op
-            .iter()
-            .map(|ts| {
-                ts.iter()
-                    .map(|&t| u64::from(inst.library.tilings[t as usize].n_nodes))
-                    .max()
-                    .unwrap_or(0)
-            })
-            .sum::<u64>();
-        if max_nodes > MAX_NODES as u64 {
-            self.note(format!(
-                "up to {max_nodes} nodes: more than the {MAX_NODES} the MILP engine takes; \
-                 falling back to list scheduling and the combinatorial bound"
-            ));
-            self.stepped = Some(StepAside::TooLarge);
-            return self.fallback();
-        }
         let mut combos = self.enumerate(&per_op);
         // No combination with a refuted combination in it has a legal
         // schedule. When that leaves none, the instance is infeasible, and
