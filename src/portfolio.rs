@@ -547,15 +547,23 @@ fn side_by_side(ctx: &Context, milp: &MilpEngine, inc: SolveResult, nodes: u64) 
             // encoding passes the estimate and outgrows the budget while
             // built, had list scheduling for its last 10.9 s of 20 without
             // this, and ended at 207 where one thread reaches 176-204).
+            // (Beyond `WINDOW_LNS_NODES` and `CHOICE_NODES` neither runs:
+            // the MILP thread has the instance.)
+            let levels = choices_apply(shared);
             if let Some(why) = r.stepped_aside.clone()
                 && why != StepAside::DeadlineDuringEncoding
+                && (nodes <= WINDOW_LNS_NODES || levels)
                 && shared.deadline.remaining() > Duration::from_millis(500)
             {
+                let then = if levels {
+                    "the choice enumeration at the bound's level"
+                } else {
+                    "nothing more in this thread"
+                };
                 r.note_as(
                     NoteKind::SteppedAside,
                     format!(
-                        "auto: SAT stepped aside ({why}): {}the choice enumeration at the \
-                         bound's level where it applies",
+                        "auto: SAT stepped aside ({why}): {}{then}",
                         windows_first(nodes)
                     ),
                 );
