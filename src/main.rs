@@ -220,7 +220,9 @@ struct SolveArgs {
     /// missing; checked before solving).
     #[arg(long)]
     export_model: Option<PathBuf>,
-    /// Worker threads (engines are single-threaded unless stated).
+    /// Worker threads: `auto` with 2 or more runs two engines side by side (it
+    /// uses two threads at most); `milp` gives them to HiGHS; `sat` and
+    /// `list` use one.
     #[arg(long, default_value_t = 1)]
     threads: usize,
     /// Write the schedule here ('-' for stdout; the summary then goes to stderr).

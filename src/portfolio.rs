@@ -91,7 +91,15 @@ pub fn merge(a: SolveResult, b: SolveResult) -> SolveResult {
             best.engine = format!("{}+{}", best.engine, name);
         }
     }
-    best.notes.extend(other.notes);
+    // Results of threads that started from one incumbent share its notes:
+    // those once.
+    let shared = best
+        .notes
+        .iter()
+        .zip(&other.notes)
+        .take_while(|(a, b)| a == b)
+        .count();
+    best.notes.extend(other.notes.into_iter().skip(shared));
     best
 }
 
@@ -629,5 +637,24 @@ mod tests {
         let r = merge(merge(r, unknown("list")), unknown("milp+sat"));
         assert_eq!(r.engine, "sat+list+milp");
         assert_eq!(merge(unknown(""), unknown("list")).engine, "list");
+    }
+
+    /// Threads that started from one incumbent carry its notes: the merged
+    /// result has them once, then each thread's own; notes that differ
+    /// early are all kept.
+    #[test]
+    fn merged_notes_keep_a_shared_start_once() {
+        let with = |texts: &[&str]| {
+            let mut r = unknown("sat");
+            for t in texts {
+                r.note(t.to_string());
+            }
+            r
+        };
+        let texts = |r: &SolveResult| r.notes.iter().map(|n| n.text.clone()).collect::<Vec<_>>();
+        let r = merge(with(&["x", "y", "a"]), with(&["x", "y", "b", "c"]));
+        assert_eq!(texts(&r), ["x", "y", "a", "b", "c"]);
+        let r = merge(with(&["x", "a"]), with(&["y", "x"]));
+        assert_eq!(texts(&r), ["x", "a", "y", "x"]);
     }
 }
