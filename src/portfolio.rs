@@ -296,10 +296,7 @@ impl Portfolio {
         // its horizon, or the deadline came while it was built): as above,
         // the time-window neighbourhoods, the MILP on a share of what is
         // left, then list scheduling.
-        if let Some(why) = r.stepped_aside.clone()
-            && why != StepAside::DeadlineDuringEncoding
-            && deadline.remaining() > Duration::from_millis(500)
-        {
+        if let Some(why) = resumable_step_aside(&r, deadline) {
             r.note_as(
                 NoteKind::SteppedAside,
                 format!(
@@ -311,6 +308,16 @@ impl Portfolio {
         }
         r
     }
+}
+
+/// Why the SAT engine stepped aside, where the other searches can take over
+/// from it: not when the deadline came during its build, and with more than
+/// half a second left.
+fn resumable_step_aside(r: &SolveResult, deadline: &crate::solve::Deadline) -> Option<StepAside> {
+    r.stepped_aside
+        .clone()
+        .filter(|why| *why != StepAside::DeadlineDuringEncoding)
+        .filter(|_| deadline.remaining() > Duration::from_millis(500))
 }
 
 /// Where the whole SAT encoding does not fit (or its build stepped aside):
@@ -558,10 +565,8 @@ fn side_by_side(ctx: &Context, milp: &MilpEngine, inc: SolveResult, nodes: u64) 
             // (Beyond `WINDOW_LNS_NODES` and `CHOICE_NODES` neither runs:
             // the MILP thread has the instance.)
             let levels = choices_apply(shared);
-            if let Some(why) = r.stepped_aside.clone()
-                && why != StepAside::DeadlineDuringEncoding
+            if let Some(why) = resumable_step_aside(&r, &shared.deadline)
                 && (nodes <= WINDOW_LNS_NODES || levels)
-                && shared.deadline.remaining() > Duration::from_millis(500)
             {
                 let then = if levels {
                     "the choice enumeration at the bound's level"

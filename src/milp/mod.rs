@@ -321,27 +321,22 @@ impl<'a> Engine<'a> {
         let usable: Option<u64> = (0..inst.graph.n_ops() as u32)
             .map(|op| inst.usable_tilings(op).count() as u64)
             .try_fold(1u64, |a, b| a.checked_mul(b));
-        match too_large(inst, &per_op) {
-            Some(TooLarge::Combinations(product)) => {
-                self.note(format!(
+        if let Some(why) = too_large(inst, &per_op) {
+            self.note(match why {
+                TooLarge::Combinations(product) => format!(
                     "{} tiling combinations (after dominance; {} before): more than \
                      {MAX_COMBINATIONS}, too many to enumerate; falling back to list scheduling \
                      and the combinatorial bound",
                     count_text(product),
                     count_text(usable)
-                ));
-                self.stepped = Some(StepAside::TooLarge);
-                return self.fallback();
-            }
-            Some(TooLarge::Nodes(max_nodes)) => {
-                self.note(format!(
+                ),
+                TooLarge::Nodes(max_nodes) => format!(
                     "up to {max_nodes} nodes: more than the {MAX_NODES} the MILP engine takes; \
                      falling back to list scheduling and the combinatorial bound"
-                ));
-                self.stepped = Some(StepAside::TooLarge);
-                return self.fallback();
-            }
-            None => {}
+                ),
+            });
+            self.stepped = Some(StepAside::TooLarge);
+            return self.fallback();
         }
         let usable = count_text(usable);
         let mut combos = self.enumerate(&per_op);
