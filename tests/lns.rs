@@ -106,3 +106,24 @@ fn time_windows_improve_where_the_whole_encoding_does_not_fit() {
     assert!(after < before, "{before} -> {after}");
     assert!(after >= u128::from(lo));
 }
+
+/// Where every duration is a multiple of 5 the encoding counts time in
+/// units of 5 (models/sat.md §1.3): the windows around the incumbent must
+/// too. Four ops of 5 on four cores: from the optimal schedule with one op
+/// delayed by 10, the time-window search finds a shorter one (with windows
+/// taken in time instead of units, the delayed op's lay beyond every
+/// neighbourhood's makespan and none was found).
+#[test]
+fn time_windows_count_in_the_time_unit() {
+    let text = "SetSocInfo([[0,4]],[[0,100]])\n\
+                AddOpInfo(1,1,0,[],[[1,0,5]],[[1,0,20]])\n\
+                GetInferenceScheResult([],[[1,1,1],[2,1,1],[3,1,1],[4,1,1]])\n";
+    let inst = tmin::instance::parse_reader(text.as_bytes(), "t").unwrap();
+    let mut s = list_schedule(&inst, 100);
+    assert_eq!(legal_makespan(&inst, &s), 5);
+    s.start[3] += 10;
+    assert_eq!(legal_makespan(&inst, &s), 15);
+    let better = windows(&inst, &s, 5, 5.0).expect("an improvement");
+    let after = legal_makespan(&inst, &better);
+    assert!((5..15).contains(&after), "15 -> {after}");
+}

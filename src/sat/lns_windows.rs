@@ -249,8 +249,10 @@ fn narrow_around(m: &mut Model, inc: &Incumbent, op_span: &Spans, tmax: u64, del
         .map(|v| {
             let op = m.op_of(v) as usize;
             let (s, e) = if m.nodes[v as usize].slot == inc.slot_of_op[op] {
+                // The incumbent's starts are in time, the windows in units
+                // of `g` (models/sat.md §1.3).
                 let s = inc.start[v as usize];
-                (s, s)
+                (s / m.g, s.div_ceil(m.g))
             } else {
                 span(op)
             };
