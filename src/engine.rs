@@ -494,7 +494,7 @@ fn large_neighbourhoods(
     };
     r.note(format!(
         "large-neighbourhood search ({kind}): makespan {} -> {} in {:.2} s ({} neighbourhoods \
-         improved, {} exhausted, {} out of time{}; up to {} ops freed)",
+         improved, {} exhausted, {} out of time{}{}; up to {} ops freed)",
         before.unwrap_or(0),
         r.makespan.unwrap_or(0),
         t.elapsed().as_secs_f64(),
@@ -503,6 +503,11 @@ fn large_neighbourhoods(
         stats.timed_out,
         if stats.sideways > 0 {
             format!(", {} sideways", stats.sideways)
+        } else {
+            String::new()
+        },
+        if stats.kicks > 0 {
+            format!(", {} kicks", stats.kicks)
         } else {
             String::new()
         },

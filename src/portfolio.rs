@@ -26,8 +26,8 @@ pub const SAT_ALL_NODES: u64 = 500;
 pub const WINDOW_LNS_NODES: u64 = 1_000;
 
 /// The time-window search's share of the time where it runs instead of the
-/// whole SAT encoding: it stops earlier when it stalls (sat/lns_windows.rs),
-/// and list scheduling gets the rest. At half the time it was still
+/// whole SAT encoding: it stops earlier where a stall has no kick out of it
+/// (sat/lns_windows.rs), and list scheduling gets the rest. At half the time it was still
 /// improving one unit every 0.1-0.4 s when stopped (hard-o25-s6: 229 -> 213),
 /// and list scheduling found nothing better in the other half.
 const WINDOW_LNS_SHARE: f64 = 0.8;

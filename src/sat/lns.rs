@@ -54,6 +54,8 @@ pub struct LnsStats {
     /// Schedules of the incumbent's makespan taken in its place (the
     /// time-window search's sideways neighbourhoods).
     pub sideways: usize,
+    /// Kicks of a stalled chain (the time-window search, `lns_windows`).
+    pub kicks: usize,
 }
 
 /// The signature both neighbourhood searches share (`improve` here and in

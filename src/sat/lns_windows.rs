@@ -19,7 +19,9 @@
 
 use std::time::{Duration, Instant};
 
-use super::encode::{Answer, Encoder, Limits};
+use varisat::Lit;
+
+use super::encode::{Answer, Encoder, L, Limits};
 use super::lns::{Incumbent, LnsStats, incumbent_of, offer, pick, validated};
 use super::model::Model;
 use super::{plan, to_schedule};
@@ -38,14 +40,14 @@ const MAX_SUB_TIME: Duration = Duration::from_secs(3);
 /// Ops freed at once (offered every candidate tiling), at most.
 const MAX_FREED: usize = 3;
 
-/// Neighbourhoods in a row without a better schedule before the search
-/// restarts its sizes, or stops after `RESTARTS` restarts.
+/// Neighbourhoods in a row without a better schedule after which the chain
+/// is kicked (`kick`), its sizes (window width and time) starting again; it
+/// stops where no kick is found.
 const GIVE_UP_AFTER: usize = 60;
 
-/// Restarts of the neighbourhood sizes (window width and time) before the
-/// search stops: the `k`-th gives each neighbourhood `2^k` times the first
-/// time.
-const RESTARTS: u32 = 2;
+/// The time of each neighbourhood after the `k`-th stall: `2^min(k,
+/// MAX_DOUBLINGS)` times the first.
+const MAX_DOUBLINGS: u32 = 2;
 
 /// Every this many fruitless neighbourhoods in a row, one *sideways*: any
 /// schedule of the incumbent's makespan in the neighbourhood replaces it.
@@ -54,9 +56,31 @@ const SIDEWAYS_EVERY: usize = 4;
 /// Most bytes one neighbourhood's encoding may take.
 const BUDGET: u64 = 128 << 20;
 
+/// Least time left for a kick: below it only the sizes start again. (With
+/// 5 s, 20 s runs were kicked now and then, and ended worse: hard-o25-s2
+/// 185 -> 199 on one seed of three.)
+const KICK_MIN_LEFT: Duration = Duration::from_secs(10);
+
+/// Ops a kick moves off their tiling; how far above the chain's makespan
+/// its schedule may end (per mille), at first: doubled every second try,
+/// up to `KICK_SLACK_PM.1`; its windows' half-width (per mille of the
+/// makespan); the time of one try. Measured on stalled schedules of
+/// hard-o25-s2, s4, s6 (182, 226, 181; 4 draws each, 2026-11-26): with one
+/// op and 3 % a kick took 0.03-0.5 s on s2 and s4 and found nothing on s6
+/// (4-13 s), with 6 % 0.05-0.2 s there; with three ops and windows of
+/// 10 % it found nothing in 22 s on half the draws.
+const KICK_OPS: usize = 1;
+const KICK_SLACK_PM: (u128, u128) = (30, 120);
+const KICK_DELTA_PM: u64 = 50;
+const KICK_TIME: Duration = Duration::from_secs(1);
+
+/// Kicks tried in a row (each a neighbourhood of its own) before the
+/// chain stops for good.
+const KICK_TRIES: u32 = 8;
+
 /// A schedule shorter than `start` found by time-window neighbourhoods, until
-/// `deadline`, the proven bound `lo`, or `GIVE_UP_AFTER` fruitless ones in a
-/// row after `RESTARTS` restarts.
+/// `deadline`, the proven bound `lo`, or a stall (`GIVE_UP_AFTER` fruitless
+/// ones in a row) that no kick leaves.
 pub fn improve(
     inst: &Instance,
     ng: &TilingNogoods,
@@ -71,8 +95,10 @@ pub fn improve(
     let budget = budget.min(BUDGET);
     // A stream of its own: not the assumption-based search's choices again.
     let mut rng = SplitMix64::stream(seed, 2);
+    // The chain's schedule (`best`: a kick may take it above the best one
+    // found, which `overall` keeps).
     let mut best = start.clone();
-    let mut found = false;
+    let mut overall: Option<(u128, Schedule)> = None;
     let mut fruitless = 0usize;
     let mut sub_time = FIRST_SUB_TIME;
     // Window half-width as a share of the makespan (in 1/1000).
@@ -81,27 +107,60 @@ pub fn improve(
     // each success (successes came one unit at a time, 0.1-0.4 s each, on
     // hard-o25-s6), back to the least step after a failure.
     let mut step: u128 = 1;
-    let mut restarts = 0;
+    // Stalls so far (`GIVE_UP_AFTER`), each followed by a kick or, near the
+    // end, by the sizes alone starting again.
+    let mut stalls: u32 = 0;
+    let kickable = all.iter().any(|c| c.len() > 1);
     // Read again only when the incumbent changes.
     let Some(mut view) = View::of(inst, &all, &best) else {
         return (None, stats);
     };
+    let start_ms = view.makespan;
     while !deadline.expired() {
-        // Fruitless in a row: where quick UNSAT answers at narrow windows
-        // have shrunk the time per neighbourhood to its least and the
-        // wider ones keep running out of it (hard-o25-s2, 60 s: stopped at
-        // 219 after 6 s, 67 of 171 neighbourhoods out of time, where runs
-        // of 20 s reached 186-192), the sizes start again, with more time.
+        // Fruitless in a row: a local optimum of these neighbourhoods
+        // (hard-o25-s2, 300 s: at 178 after 14 s, then 122 s of
+        // neighbourhoods, two restarts of their sizes with more time among
+        // them, found nothing; kicked, the chain was back at 178 within a
+        // second and reached 176), or sizes gone astray (quick UNSAT answers
+        // at narrow windows shrink the time per neighbourhood to its least
+        // and the wider ones keep running out of it: hard-o25-s2, 60 s,
+        // stopped at 219 after 6 s). A kick, and the sizes start again,
+        // with more time.
         if fruitless >= GIVE_UP_AFTER {
-            if restarts == RESTARTS {
-                break;
-            }
-            restarts += 1;
+            stalls += 1;
             fruitless = 0;
-            sub_time = (FIRST_SUB_TIME * 2u32.pow(restarts)).min(MAX_SUB_TIME);
             delta_pm = 30;
             step = 1;
-            log::debug!("lns windows: restart {restarts}");
+            sub_time = (FIRST_SUB_TIME * 2u32.pow(stalls.min(MAX_DOUBLINGS))).min(MAX_SUB_TIME);
+            if deadline.remaining() < KICK_MIN_LEFT || !kickable {
+                // Too little time to descend again from a kick, or no op
+                // with a tiling choice to kick (job shops): the sizes alone
+                // start again.
+                continue;
+            }
+            // Kicked is the best schedule so far: the chain's, or the one
+            // before the last kick where that was shorter.
+            if let Some((ms, s)) = overall.take()
+                && ms < view.makespan
+            {
+                best = s;
+                let Some(v) = View::of(inst, &all, &best) else {
+                    break;
+                };
+                view = v;
+            }
+            overall = Some((view.makespan, best.clone()));
+            let Some(kicked) = kick(inst, ng, &all, &best, &view, deadline, &mut rng, budget)
+            else {
+                break;
+            };
+            stats.kicks += 1;
+            best = kicked;
+            let Some(v) = View::of(inst, &all, &best) else {
+                break;
+            };
+            view = v;
+            continue;
         }
         let makespan = view.makespan;
         if makespan <= u128::from(lo) {
@@ -184,7 +243,6 @@ pub fn improve(
                 }
                 best = s;
                 if ms < makespan {
-                    found = true;
                     stats.improved += 1;
                     fruitless = 0;
                     step = (step * 2).min(u128::from(delta) * g);
@@ -234,7 +292,95 @@ pub fn improve(
         }
     }
     log::debug!("lns windows: {stats:?}");
-    (found.then_some(best), stats)
+    // The chain's schedule, or the best before a kick where that was
+    // shorter; kept only when shorter than the start.
+    let cur = validated(inst, &best).unwrap_or(u128::MAX);
+    let (ms, sched) = match overall {
+        Some((ms, s)) if ms < cur => (ms, s),
+        _ => (cur, best),
+    };
+    ((ms < start_ms).then_some(sched), stats)
+}
+
+/// A kick (`KICK_MIN_LEFT`): a neighbourhood of the chain's schedule in
+/// which `KICK_OPS` flexible ops (relievers of the saturated core types
+/// where there are, else any) must leave their tiling, with windows of
+/// `KICK_DELTA_PM` of the makespan and makespans up to a slack above the
+/// chain's (`KICK_SLACK_PM`). Its answer (the solver's, at the top of that
+/// slack as a rule) has other tilings than the local optimum the chain
+/// could not leave, and the chain descends from it. `None` when
+/// `KICK_TRIES` neighbourhoods in a row give none (out of time, none there,
+/// over the budget) or time runs short.
+#[allow(clippy::too_many_arguments)]
+fn kick(
+    inst: &Instance,
+    ng: &TilingNogoods,
+    all: &[Vec<u32>],
+    best: &Schedule,
+    view: &View,
+    deadline: &Deadline,
+    rng: &mut SplitMix64,
+    budget: u64,
+) -> Option<Schedule> {
+    let flexible: Vec<u32> = (0..all.len() as u32)
+        .filter(|&o| all[o as usize].len() > 1)
+        .collect();
+    let pool = if view.relievers.is_empty() {
+        &flexible
+    } else {
+        &view.relievers
+    };
+    for i in 0..KICK_TRIES {
+        if deadline.remaining() < KICK_MIN_LEFT / 2 {
+            return None;
+        }
+        let freed = pick(pool, KICK_OPS, rng);
+        if freed.is_empty() {
+            return None;
+        }
+        let cand = offer(all, best, |o| freed.contains(&(o as u32)));
+        let mut m = Model::new(inst, &cand);
+        m.forbid(ng);
+        let inc = incumbent_of(&m, best)?;
+        let g = u128::from(m.g);
+        let slack = (KICK_SLACK_PM.0 << (i / 2)).min(KICK_SLACK_PM.1);
+        let tmax = (view.makespan + view.makespan * slack / 1000) / g;
+        let tmax = tmax.min(u128::from(m.horizon)) as u64;
+        let delta = (tmax * KICK_DELTA_PM / 1000).max(1);
+        narrow_around(&mut m, &inc, &view.op_span, tmax, delta);
+        let Ok(pts) = plan(&m, u128::from(tmax), budget) else {
+            continue;
+        };
+        let end = instant_after(Instant::now(), KICK_TIME).min(deadline.end);
+        let limits = Limits {
+            max_bytes: budget,
+            deadline: Some(end),
+            cancel: deadline.cancel.clone(),
+        };
+        let Ok(mut enc) = Encoder::build_within(&m, tmax, pts, limits) else {
+            continue;
+        };
+        // Off their tilings: each freed op's own selector assumed false.
+        let off: Vec<Lit> = freed
+            .iter()
+            .filter_map(|&o| match enc.sel[inc.slot_of_op[o as usize] as usize] {
+                L::Lit(l) => Some(!l),
+                _ => None,
+            })
+            .collect();
+        if let Answer::Sat(d) = enc.decide(tmax as i64, &off, end) {
+            let s = to_schedule(&m, &d);
+            let ms = validated(inst, &s);
+            log::debug!(
+                "lns windows: kick {} -> {ms:?} ({} ops off their tilings)",
+                view.makespan,
+                off.len()
+            );
+            // A schedule the validator rejects is never kept.
+            return ms.is_some().then_some(s);
+        }
+    }
+    None
 }
 
 /// Narrows `m` to the neighbourhood: a node of an op's incumbent tiling
@@ -473,6 +619,50 @@ mod tests {
         assert_eq!(relievers_of("[[1,0,8],[2,1,3]]"), vec![0]);
         // As much on type 0, and more elsewhere: no relief anywhere.
         assert_eq!(relievers_of("[[1,0,10],[2,1,1]]"), Vec::<u32>::new());
+    }
+
+    /// A kick moves `KICK_OPS` ops off their tilings and keeps the
+    /// makespan within its slack: four ops in a chain, each running 5 on
+    /// the one core of type 0 or of type 1 (neither tiling dominates), so
+    /// every choice has a schedule of 20, the start's makespan.
+    #[test]
+    fn a_kick_changes_the_tilings_of_its_ops_within_its_slack() {
+        let text = "SetSocInfo([[0,1],[1,1]],[[0,100]])\n\
+                    AddOpInfo(1,1,0,[],[[1,0,5]],[[1,0,10]])\n\
+                    AddOpInfo(1,1,1,[],[[1,1,5]],[[1,0,10]])\n\
+                    GetInferenceScheResult([[1,2],[2,3],[3,4]],\
+                    [[1,1,1],[2,1,1],[3,1,1],[4,1,1]])\n";
+        let inst = crate::instance::parse_reader(text.as_bytes(), "t").unwrap();
+        let opts = crate::solve::SolveOptions {
+            time_limit: std::time::Duration::from_millis(200),
+            ..Default::default()
+        };
+        let start = crate::list::solve(&inst, &opts).schedule.unwrap();
+        let ng = crate::prep::nogoods::TilingNogoods::default();
+        let all = ng.candidates(&inst);
+        assert!(all.iter().all(|c| c.len() == 2));
+        let view = super::View::of(&inst, &all, &start).unwrap();
+        assert_eq!(view.makespan, 20);
+        let deadline = crate::solve::Deadline::after(std::time::Duration::from_secs(60));
+        for seed in 1..=4 {
+            let mut rng = crate::rng::SplitMix64::stream(seed, 0);
+            let kicked = super::kick(
+                &inst,
+                &ng,
+                &all,
+                &start,
+                &view,
+                &deadline,
+                &mut rng,
+                64 << 20,
+            )
+            .expect("a schedule with other tilings of makespan 20 exists");
+            assert_eq!(super::validated(&inst, &kicked), Some(20));
+            let moved = (0..4)
+                .filter(|&o| kicked.choice[o] != start.choice[o])
+                .count();
+            assert_eq!(moved, super::KICK_OPS, "seed {seed}");
+        }
     }
 
     /// Narrowed to the instants of a legal schedule, the model holds that
