@@ -27,9 +27,10 @@ pub const WINDOW_LNS_NODES: u64 = 1_000;
 
 /// The time-window search's share of the time where it runs instead of the
 /// whole SAT encoding: it stops earlier where a stall has no kick out of it
-/// (sat/lns_windows.rs), and list scheduling gets the rest. At half the time it was still
-/// improving one unit every 0.1-0.4 s when stopped (hard-o25-s6: 229 -> 213),
-/// and list scheduling found nothing better in the other half.
+/// (sat/lns_windows.rs), and list scheduling gets the rest. At half the
+/// time it was still improving one unit every 0.1-0.4 s when stopped
+/// (hard-o25-s6: 229 -> 213), and list scheduling found nothing better in
+/// the other half.
 const WINDOW_LNS_SHARE: f64 = 0.8;
 
 /// The largest node count any tiling choice gives.
@@ -369,8 +370,8 @@ fn second_chain(ctx: &Context, nodes: u64) -> bool {
 fn windows_first(nodes: u64) -> String {
     if nodes <= WINDOW_LNS_NODES {
         format!(
-            "the large-neighbourhood search (until it stalls, at most {:.0} % of the time \
-             left), then ",
+            "the large-neighbourhood search (until no kick leaves a stall, at most {:.0} % of \
+             the time left), then ",
             WINDOW_LNS_SHARE * 100.0
         )
     } else {
