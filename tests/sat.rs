@@ -254,6 +254,20 @@ GetInferenceScheResult([],[[1,1,1]])",
     assert_optimal(&sat(&i), 6);
 }
 
+#[test]
+fn three_cores_per_type() {
+    // Six nodes of 3 and one of 2 on a type with 3 cores: the load bound is
+    // ceil(20 / 3) = 7, but a core with three nodes of 3 ends at 9, so each
+    // core takes two of them (6) and one core also the node of 2: optimum 8.
+    // Proving 7 infeasible needs the cuts on sets of four nodes (section 4.1).
+    let i = inst(
+        "SetSocInfo([[0,3]],[])
+AddOpInfo(1,1,0,[],[[1,0,3],[2,0,3],[3,0,3],[4,0,3],[5,0,3],[6,0,3],[7,0,2]],[])
+GetInferenceScheResult([],[[1,1,1]])",
+    );
+    assert_optimal(&sat(&i), 8);
+}
+
 // ------------------------------------------------- brute force on tiny instances
 
 /// Least makespan over every tiling choice and every start vector (starts up to

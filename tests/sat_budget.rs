@@ -289,3 +289,64 @@ fn a_model_over_the_budget_is_not_built_and_list_scheduling_gets_the_time() {
     assert!(matches!(r.status, Status::Feasible | Status::Optimal));
     assert_eq!(r.internal_error, None);
 }
+
+/// Lazy cuts that take the encoding over the budget after the descent has
+/// gone far below its first horizon: the encoding is built again for the
+/// makespans still asked (their windows are much narrower) and the search
+/// goes on, where it used to stop (models/sat.md §7). The incumbent is a
+/// list schedule delayed by three times its makespan (delaying every node
+/// alike keeps a schedule legal), so the first horizon is four times what
+/// the first models need; the budget is a quarter above the first encoding
+/// (one tiling per op: no tiling is pruned, so the search encodes this model).
+#[test]
+fn lazy_cuts_over_the_budget_far_below_the_first_horizon_encode_again() {
+    let cfg = tmin::generate::GenConfig {
+        seed: 4,
+        ops: 12,
+        nodes_min: 4,
+        nodes_max: 8,
+        tilings: 1,
+        cores: vec![1, 2, 1],
+        tightness: 1.0,
+        density: 0.5,
+        ..Default::default()
+    };
+    let inst = tmin::generate::generate(&cfg).unwrap().instance;
+    let mut inc = incumbent(&inst);
+    let mut late = inc.schedule.take().unwrap();
+    let g = tmin::graph::NodeGraph::new(&inst, late.choice.clone()).unwrap();
+    let ms = late.makespan(&g) as u64;
+    for s in &mut late.start {
+        *s += 3 * ms;
+    }
+    let inc = SolveResult::found(&inst, late, 0, "none", "test").unwrap();
+    assert_eq!(inc.makespan, Some(u128::from(4 * ms)));
+    let bounds = tmin::bounds::lower_bounds(&inst);
+    let m = model(&inst);
+    let first = Encoder::new(&m, 4 * ms - 1).bytes_estimate();
+    let budget_mib = (first + first / 4).div_ceil(1 << 20);
+    let r = tmin::sat::search(
+        &inst,
+        &Deadline::after(Duration::from_secs(8)),
+        &bounds,
+        inc,
+        Default::default(),
+        budget_mib,
+    );
+    assert_eq!(r.internal_error, None, "{:?}", r.notes);
+    assert_eq!(
+        r.stepped_aside, None,
+        "budget {budget_mib} MiB: {:?}",
+        r.notes
+    );
+    let best = r.makespan.unwrap();
+    assert!(
+        best < u128::from(ms) + u128::from(ms) / 2,
+        "{best} (list {ms})"
+    );
+    assert!(
+        r.notes.iter().any(|n| n.text.contains("encoded again")),
+        "{:?}",
+        r.notes
+    );
+}

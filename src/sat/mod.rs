@@ -51,6 +51,13 @@ const WINDOW_BOUND_TIME: Duration = Duration::from_secs(5);
 const WINDOW_SHAVE_MIN: Duration = Duration::from_millis(20);
 const WINDOW_SHAVE_TIME: Duration = Duration::from_secs(2);
 
+/// Where lazy cuts take the encoding over the memory budget, it is built
+/// again for the makespans still asked when their horizon is at most this
+/// share of the encoding's (its order variables and clauses shrink with the
+/// windows; the cuts and what the solver learned are lost): a descent far
+/// below its first horizon goes on instead of stopping.
+const REENCODE_SHARE: f64 = 0.75;
+
 /// The encoding's memory budget in bytes for `--memory-limit` (MiB).
 pub fn budget_bytes(memory_limit_mib: u64) -> u64 {
     memory_limit_mib.saturating_mul(1 << 20)
@@ -313,6 +320,8 @@ struct Descent {
     bound_inc: u64,
     bound_unsat: usize,
     over_budget: bool,
+    /// Times the encoding was built again below its first horizon.
+    reencoded: usize,
     lo_before: u64,
     /// The first probe gets a share of the time; when it is undecided after
     /// that, the bound probes run before the descent resumes.
@@ -341,6 +350,7 @@ impl Descent {
             bound_inc: 1,
             bound_unsat: 0,
             over_budget: false,
+            reencoded: 0,
             lo_before: lo,
             escalated: false,
             window_lo: None,
@@ -360,7 +370,8 @@ impl Descent {
     /// points too, models/sat.md 1.6).
     fn finish(
         self,
-        enc: &Encoder,
+        st: encode::Stats,
+        enc_tmax: i64,
         cx: &Probing,
         mut lb_source: String,
         points_note: &str,
@@ -374,15 +385,24 @@ impl Descent {
                 cx.time(self.lo.min(self.hi + 1))
             ));
         }
-        let st = enc.stats;
         res.note(format!(
-            "search: {} solver calls, {} makespans refuted by the window net, {} core cuts, {} memory cuts, {} rebuilds, {} models tightened by forward-backward{}",
+            "search: {} solver calls, {} makespans refuted by the window net, {} core cuts, {} memory cuts, {} rebuilds, {} models tightened by forward-backward{}{}",
             st.solves,
             st.window_refutations,
             st.core_cuts,
             st.mem_cuts,
             st.rebuilds,
             self.polished,
+            match self.reencoded {
+                0 => String::new(),
+                1 => ", encoded again once below its first horizon (the counts are of the last \
+                      encoding)"
+                    .to_string(),
+                n => format!(
+                    ", encoded again {n} times below its first horizon (the counts are of the \
+                     last encoding)"
+                ),
+            },
             if self.interrupted {
                 ", stopped by the time limit"
             } else {
@@ -403,7 +423,7 @@ impl Descent {
             lb_source.push_str(points_note);
         }
         // The encoding's horizon (non-negative, at most MAX_TIME).
-        let tmax = enc.tmax as u64;
+        let tmax = enc_tmax as u64;
         Found {
             best: self.best,
             lo: self.lo,
@@ -601,6 +621,15 @@ impl Descent {
         }
         self.step = (self.hi.saturating_sub(self.lo) + 1).div_ceil(2).max(1);
         Flow::Go
+    }
+
+    /// Whether an encoding that lazy cuts took over the budget is built
+    /// again (`REENCODE_SHARE`): the makespans still asked reach at most that
+    /// share of its horizon, and more than a second is left.
+    fn may_reencode(&self, enc: &Encoder, cx: &Probing) -> bool {
+        (self.hi as f64) < REENCODE_SHARE * enc.tmax as f64
+            && self.lo <= self.hi
+            && cx.deadline.remaining() > Duration::from_secs(1)
     }
 
     /// Lazy cuts took the encoding over the memory budget: the search stops.
@@ -1163,7 +1192,7 @@ pub fn search_certified(
         );
         return res;
     }
-    let Some((mut enc, tmax, points_note)) = build_encoding(
+    let Some((mut enc, tmax, mut points_note)) = build_encoding(
         &m,
         tmax_wide,
         budget,
@@ -1176,11 +1205,14 @@ pub fn search_certified(
     // The window net (not under --certify: certified CNFs hold the encoding
     // alone): propagated windows under every probed makespan; its shaving
     // and destructive bound once a probe runs out of time (`Descent::escalate`).
-    if certify.is_none()
-        && let Some(wn) = windows::WindowNet::new(&m)
-    {
-        enc.use_windows(wn);
-    }
+    let with_windows = |enc: &mut Encoder| {
+        if certify.is_none()
+            && let Some(wn) = windows::WindowNet::new(&m)
+        {
+            enc.use_windows(wn);
+        }
+    };
+    with_windows(&mut enc);
     // The search ends early enough to free the encoding before the deadline
     // (a tenth more than now: lazy cuts add clauses).
     let deadline = &Deadline {
@@ -1232,6 +1264,37 @@ pub fn search_certified(
         let flow = match answer {
             Answer::Sat(model) => d.on_sat(&model, t, t1, &cx),
             Answer::Unsat => d.on_unsat(&mut enc, t, low, t1, &cx, &mut res),
+            Answer::OverBudget if d.may_reencode(&enc, &cx) => {
+                let cut_at = enc.bytes_estimate();
+                let (last_stats, last_tmax) = (enc.stats, enc.tmax);
+                drop(enc);
+                match build_encoding(&m, u128::from(d.hi), budget, deadline, None, &mut res) {
+                    Some((fresh, _, note)) => {
+                        enc = fresh;
+                        with_windows(&mut enc);
+                        // A bound that jumped between event points keeps its
+                        // reason whatever the new encoding's points.
+                        if !note.is_empty() {
+                            points_note = note;
+                        }
+                        log::info!(
+                            "sat: lazy cuts took the encoding to about {} MiB: encoded again \
+                             for makespans <= {}",
+                            cut_at >> 20,
+                            cx.time(d.hi)
+                        );
+                        d.reencoded += 1;
+                        continue;
+                    }
+                    // The step-aside note says why.
+                    None => {
+                        d.over_budget = true;
+                        let found =
+                            d.finish(last_stats, last_tmax, &cx, lb_source, points_note, &mut res);
+                        return search_result(inst, bounds, g, res, found);
+                    }
+                }
+            }
             Answer::OverBudget => d.on_over_budget(&enc, &cx, &mut res),
             Answer::Interrupted => {
                 let flow = d.on_interrupted(&mut enc, t, low, answered, t1, &cx, &mut res);
@@ -1251,7 +1314,7 @@ pub fn search_certified(
         }
     }
     // 5. The result: the best schedule, validated, with the proven bound.
-    let found = d.finish(&enc, &cx, lb_source, points_note, &mut res);
+    let found = d.finish(enc.stats, enc.tmax, &cx, lb_source, points_note, &mut res);
     search_result(inst, bounds, g, res, found)
 }
 
