@@ -296,7 +296,7 @@ fn a_model_over_the_budget_is_not_built_and_list_scheduling_gets_the_time() {
 /// goes on, where it used to stop (models/sat.md §7). The incumbent is a
 /// list schedule delayed by three times its makespan (delaying every node
 /// alike keeps a schedule legal), so the first horizon is four times what
-/// the first models need; the budget is a quarter above the first encoding
+/// the first models need; the budget is an eighth above the first encoding
 /// (one tiling per op: no tiling is pruned, so the search encodes this model).
 #[test]
 fn lazy_cuts_over_the_budget_far_below_the_first_horizon_encode_again() {
@@ -324,7 +324,7 @@ fn lazy_cuts_over_the_budget_far_below_the_first_horizon_encode_again() {
     let bounds = tmin::bounds::lower_bounds(&inst);
     let m = model(&inst);
     let first = Encoder::new(&m, 4 * ms - 1).bytes_estimate();
-    let budget_mib = (first + first / 4).div_ceil(1 << 20);
+    let budget_mib = (first + first / 8).div_ceil(1 << 20);
     let r = tmin::sat::search(
         &inst,
         &Deadline::after(Duration::from_secs(8)),
