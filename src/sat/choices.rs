@@ -39,7 +39,7 @@ use super::encode::{Answer, EncodeStop, Encoder, L, Limits};
 use super::lns::validated;
 use super::model::Model;
 use super::windows::WindowNet;
-use super::{plan, to_schedule};
+use super::{encode_within, plan, to_schedule};
 use crate::bounds::{Bound, Bounds};
 use crate::instance::Instance;
 use crate::milp::aggregate::{Master, solve_without};
@@ -228,13 +228,7 @@ fn shared_encoding<'m, 'a>(
     if tmax > u128::from(m.horizon) {
         return None;
     }
-    let pts = plan(m, tmax, budget).ok()?;
-    let limits = Limits {
-        max_bytes: budget,
-        deadline: Some(deadline.end),
-        cancel: deadline.cancel.clone(),
-    };
-    let enc = Encoder::build_within(m, tmax as u64, pts, limits).ok()?;
+    let enc = encode_within(m, tmax as u64, budget, deadline.end, deadline)?;
     Some(Shared { m, enc })
 }
 

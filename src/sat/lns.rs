@@ -18,9 +18,9 @@ use std::time::{Duration, Instant};
 
 use varisat::Lit;
 
-use super::encode::{Answer, Encoder, L, Limits};
+use super::encode::{Answer, Encoder, L};
 use super::model::Model;
-use super::{plan, to_schedule};
+use super::{encode_within, to_schedule};
 use crate::graph::NodeGraph;
 use crate::instance::Instance;
 use crate::prep::nogoods::TilingNogoods;
@@ -219,15 +219,7 @@ fn epoch(
     if tmax > u128::from(m.horizon) {
         return Epoch::Encoding;
     }
-    let Ok(pts) = plan(m, tmax, budget) else {
-        return Epoch::Encoding;
-    };
-    let limits = Limits {
-        max_bytes: budget,
-        deadline: Some(deadline.end),
-        cancel: deadline.cancel.clone(),
-    };
-    let Ok(mut enc) = Encoder::build_within(m, tmax as u64, pts, limits) else {
+    let Some(mut enc) = encode_within(m, tmax as u64, budget, deadline.end, deadline) else {
         return Epoch::Encoding;
     };
     let n_ops = m.op_slots.len();

@@ -21,10 +21,10 @@ use std::time::{Duration, Instant};
 
 use varisat::Lit;
 
-use super::encode::{Answer, Encoder, L, Limits};
+use super::encode::{Answer, L};
 use super::lns::{Incumbent, LnsStats, incumbent_of, offer, pick, validated};
 use super::model::Model;
-use super::{plan, to_schedule};
+use super::{encode_within, to_schedule};
 use crate::instance::Instance;
 use crate::prep::nogoods::TilingNogoods;
 use crate::rng::SplitMix64;
@@ -198,19 +198,9 @@ pub fn improve(
         let tmax = tmax as u64;
         let delta = (tmax * delta_pm / 1000).max(1);
         narrow_around(&mut m, &inc, &view.op_span, tmax, delta);
-        let Ok(pts) = plan(&m, u128::from(tmax), budget) else {
-            delta_pm = (delta_pm * 3 / 4).max(1);
-            fruitless += 1;
-            continue;
-        };
         let t0 = Instant::now();
         let end = instant_after(t0, sub_time).min(deadline.end);
-        let limits = Limits {
-            max_bytes: budget,
-            deadline: Some(end),
-            cancel: deadline.cancel.clone(),
-        };
-        let Ok(mut enc) = Encoder::build_within(&m, tmax, pts, limits) else {
+        let Some(mut enc) = encode_within(&m, tmax, budget, end, deadline) else {
             // Over the budget (or out of time while building): narrower.
             delta_pm = (delta_pm * 3 / 4).max(1);
             fruitless += 1;
@@ -348,16 +338,8 @@ fn kick(
         let tmax = tmax.min(u128::from(m.horizon)) as u64;
         let delta = (tmax * KICK_DELTA_PM / 1000).max(1);
         narrow_around(&mut m, &inc, &view.op_span, tmax, delta);
-        let Ok(pts) = plan(&m, u128::from(tmax), budget) else {
-            continue;
-        };
         let end = instant_after(Instant::now(), KICK_TIME).min(deadline.end);
-        let limits = Limits {
-            max_bytes: budget,
-            deadline: Some(end),
-            cancel: deadline.cancel.clone(),
-        };
-        let Ok(mut enc) = Encoder::build_within(&m, tmax, pts, limits) else {
+        let Some(mut enc) = encode_within(&m, tmax, budget, end, deadline) else {
             continue;
         };
         // Off their tilings: each freed op's own selector assumed false.

@@ -125,6 +125,26 @@ pub fn to_schedule(m: &Model, d: &Decoded) -> Schedule {
 /// is too large, the event points (sums of durations); the error says why
 /// neither fits, typed. `TMIN_SAT_POINTS=dense|events` forces one or the other
 /// (for tests and diagnosis: both must give the same answers).
+/// The encoding of `m` for makespans up to `tmax` units, planned (`plan`)
+/// and built within `budget` bytes by `end` (and `deadline`'s cancel flag);
+/// `None` where the plan declines it or the build stops: the neighbourhood
+/// searches and the choice search treat both alike.
+fn encode_within<'m, 'a>(
+    m: &'m Model<'a>,
+    tmax: u64,
+    budget: u64,
+    end: Instant,
+    deadline: &Deadline,
+) -> Option<Encoder<'m, 'a>> {
+    let pts = plan(m, u128::from(tmax), budget).ok()?;
+    let limits = Limits {
+        max_bytes: budget,
+        deadline: Some(end),
+        cancel: deadline.cancel.clone(),
+    };
+    Encoder::build_within(m, tmax, pts, limits).ok()
+}
+
 fn plan(m: &Model, tmax: u128, budget: u64) -> Result<Points, Declined> {
     let g = m.g;
     if m.horizon > MAX_TIME || tmax > u128::from(MAX_TIME) {
