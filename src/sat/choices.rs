@@ -177,6 +177,9 @@ struct Search<'m, 'a> {
     /// choice: the level and the windows. Kept so that the choice's answer
     /// does not build and shave its net again.
     net_windows: HashMap<Vec<u32>, (u64, Vec<NodeWindow>)>,
+    /// The source of the relaxation's last bound: what a bound of the
+    /// search rests on when it decided no choice.
+    relaxation: Option<String>,
 }
 
 /// A node of the shared encoding and its window: `(node, est, lst)` (units).
@@ -267,6 +270,7 @@ pub fn search(
         shared,
         cands,
         net_windows: HashMap::new(),
+        relaxation: None,
     };
     s.stats.shared = s.shared.is_some();
     let found = if opts.levels {
@@ -282,22 +286,33 @@ pub fn search(
     };
     let bound = bound.filter(|&b| b > s.lb).map(|value| Bound {
         value,
-        source: format!(
-            "tiling choices: each the relaxation puts below {value} has no schedule {} (SAT; \
-             {} tried, {} refuted)",
-            if opts.levels {
-                "that short"
-            } else {
-                "below the incumbent"
-            },
-            s.stats.tried,
-            s.stats.refuted
-        ),
+        source: bound_source(value, opts.levels, &s.stats, s.relaxation.as_deref()),
     });
     Outcome {
         schedule: s.best,
         bound,
         stats: s.stats,
+    }
+}
+
+/// Where a bound of the search comes from: with no choice decided, the
+/// relaxation's own value (its source as the relaxation gave it: a bound
+/// "from choices, 0 tried" would credit the enumeration with nothing it
+/// did); else the enumeration's argument (models/sat.md §10).
+fn bound_source(value: u64, levels: bool, stats: &ChoiceStats, relaxation: Option<&str>) -> String {
+    match relaxation {
+        Some(r) if stats.tried == 0 => r.to_string(),
+        _ => format!(
+            "tiling choices: each the relaxation puts below {value} has no schedule {} (SAT; \
+             {} tried, {} refuted)",
+            if levels {
+                "that short"
+            } else {
+                "below the incumbent"
+            },
+            stats.tried,
+            stats.refuted
+        ),
     }
 }
 
@@ -369,7 +384,10 @@ impl Search<'_, '_> {
                     open = Some(u64::MAX);
                     continue;
                 }
-                Master::Value(b, choice) => (b.value, choice),
+                Master::Value(b, choice) => {
+                    s.relaxation = Some(b.source);
+                    (b.value, choice)
+                }
             };
             open = Some(value);
             if u128::from(value) >= s.ub {
@@ -444,7 +462,10 @@ impl Search<'_, '_> {
             };
             let (value, choice) = match master {
                 Master::Exhausted => (u64::MAX, None),
-                Master::Value(b, choice) => (b.value, choice),
+                Master::Value(b, choice) => {
+                    s.relaxation = Some(b.source);
+                    (b.value, choice)
+                }
             };
             if value > level {
                 if !skipped.is_empty() {
@@ -972,6 +993,38 @@ impl<'a> Search<'_, 'a> {
                 Answer::Unsat => return self.refuted(whole_choice(choice)),
                 Answer::Interrupted | Answer::OverBudget => return Verdict::Undecided,
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ChoiceStats, bound_source};
+
+    /// A bound of a search that decided no choice is the relaxation's and
+    /// names it (a 25-op instance at 2 s: "tiling choices ... 0 tried, 0
+    /// refuted" over the relaxation's dual bound); once choices were
+    /// decided, the enumeration's argument with its counts.
+    #[test]
+    fn a_bound_without_a_decided_choice_is_the_relaxations() {
+        let relaxation = "tiling-choice relaxation (MILP, dual bound)";
+        let none = ChoiceStats::default();
+        assert_eq!(
+            bound_source(301, false, &none, Some(relaxation)),
+            relaxation
+        );
+        let some = ChoiceStats {
+            tried: 3,
+            refuted: 2,
+            ..Default::default()
+        };
+        for levels in [false, true] {
+            let s = bound_source(301, levels, &some, Some(relaxation));
+            assert!(
+                s.starts_with("tiling choices: each the relaxation puts below 301"),
+                "{s}"
+            );
+            assert!(s.contains("3 tried, 2 refuted"), "{s}");
         }
     }
 }
