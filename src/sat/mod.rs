@@ -120,11 +120,6 @@ pub fn to_schedule(m: &Model, d: &Decoded) -> Schedule {
     }
 }
 
-/// The time points of an encoding for horizon `tmax` (in time units) that
-/// stays within the memory budget (`budget` bytes): every instant, or when that
-/// is too large, the event points (sums of durations); the error says why
-/// neither fits, typed. `TMIN_SAT_POINTS=dense|events` forces one or the other
-/// (for tests and diagnosis: both must give the same answers).
 /// The encoding of `m` for makespans up to `tmax` units, planned (`plan`)
 /// and built within `budget` bytes by `end` (and `deadline`'s cancel flag);
 /// `None` where the plan declines it or the build stops: the neighbourhood
@@ -145,6 +140,11 @@ fn encode_within<'m, 'a>(
     Encoder::build_within(m, tmax, pts, limits).ok()
 }
 
+/// The time points of an encoding for horizon `tmax` (in time units) that
+/// stays within the memory budget (`budget` bytes): every instant, or when that
+/// is too large, the event points (sums of durations); the error says why
+/// neither fits, typed. `TMIN_SAT_POINTS=dense|events` forces one or the other
+/// (for tests and diagnosis: both must give the same answers).
 fn plan(m: &Model, tmax: u128, budget: u64) -> Result<Points, Declined> {
     let g = m.g;
     if m.horizon > MAX_TIME || tmax > u128::from(MAX_TIME) {
