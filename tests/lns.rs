@@ -6,7 +6,7 @@
 //! instances where list scheduling stalls, they improve.
 
 mod common;
-use common::{legal_makespan, list_schedule, memory_tight};
+use common::{legal_makespan, list_schedule, memory_tight, weak_list_schedule};
 use std::time::Duration;
 
 use tmin::instance::Instance;
@@ -54,7 +54,7 @@ fn never_below_a_proven_optimum_and_always_legal() {
         }
         proven += 1;
         let opt = exact.makespan.unwrap();
-        let s = list_schedule(&inst, 1);
+        let s = weak_list_schedule(&inst);
         let before = legal_makespan(&inst, &s);
         for (i, search) in [lns, windows].into_iter().enumerate() {
             if let Some(better) = search(&inst, &s, 0, 0.5) {
