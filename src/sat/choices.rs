@@ -83,6 +83,10 @@ pub struct ChoiceOptions {
 /// choice it does not refute (on the 25-op instances, every choice).
 const NET_TIME: (Duration, Duration) = (Duration::from_millis(10), Duration::from_millis(400));
 
+/// Most time the shared encoding's memory triples take
+/// (`Encoder::memory_triples`; 0.2 s for 33,000 on hard-o12-s4).
+const TRIPLES_TIME: Duration = Duration::from_secs(1);
+
 /// Most bytes of the shared encoding: beyond, choices are decided alone
 /// (small encodings reload fast after an interrupted answer).
 const SHARED_BUDGET: u64 = 256 << 20;
@@ -217,12 +221,14 @@ impl SetNet<'_> {
 }
 
 /// The encoding over every candidate (refuted combinations forbidden) for
-/// makespans below `ub`, when it fits `budget`.
+/// makespans below `ub`, when it fits `budget`; with the memory triples up
+/// front when `triples` holds the budget they and the search may take.
 fn shared_encoding<'m, 'a>(
     m: &'m Model<'a>,
     ub: u128,
     budget: u64,
     deadline: &Deadline,
+    triples: Option<u64>,
 ) -> Option<Shared<'m, 'a>> {
     if ub == u128::MAX {
         return None;
@@ -231,7 +237,28 @@ fn shared_encoding<'m, 'a>(
     if tmax > u128::from(m.horizon) {
         return None;
     }
-    let enc = encode_within(m, tmax as u64, budget, deadline.end, deadline)?;
+    let mut enc = encode_within(m, tmax as u64, budget, deadline.end, deadline)?;
+    // At the levels every choice is refuted but one, and each refutation
+    // needed the same memory cuts again and again: the triples up front
+    // (hard-o12-s4, the choices at 111-112 left by the window net: one
+    // solve each instead of 1-10 with lazy cuts, 0.1-1.8 s instead of
+    // 0.7-4.5 s; models/sat.md §4.2). Below the incumbent, where most
+    // answers are schedules, they cost more than they saved
+    // (default-o30-m1-s17 proven in 3.2-4.7 s instead of 2.2-2.7 s).
+    if let Some(wider) = triples {
+        // Their own room beyond the encoding's `SHARED_BUDGET`
+        // (hard-o12-s4: 33,000 triples, 1.6 million clauses; within 256
+        // MiB only half fitted and the refutations were no faster); the
+        // encoding itself still has to fit it, so instances whose
+        // encoding is far larger are declined as fast as before.
+        enc.widen_budget(wider);
+        let t0 = Instant::now();
+        let n = enc.memory_triples(instant_after(t0, TRIPLES_TIME).min(deadline.end));
+        log::info!(
+            "choices: {n} memory triples up front in {:.3} s",
+            t0.elapsed().as_secs_f64()
+        );
+    }
     Some(Shared { m, enc })
 }
 
@@ -254,7 +281,13 @@ pub fn search(
     let mut whole = Model::new(inst, &cands);
     whole.forbid(&bounds.nogoods);
     let shared = if opts.shared {
-        shared_encoding(&whole, ub, budget.min(SHARED_BUDGET), deadline)
+        shared_encoding(
+            &whole,
+            ub,
+            budget.min(SHARED_BUDGET),
+            deadline,
+            opts.levels.then_some(budget),
+        )
     } else {
         None
     };

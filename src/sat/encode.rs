@@ -545,6 +545,12 @@ impl<'m, 'a> Encoder<'m, 'a> {
         drop_time(self.bytes_estimate())
     }
 
+    /// Raises the memory budget to `max_bytes` (never lowers it): room for
+    /// clauses added after the build (`memory_triples`, lazy cuts).
+    pub fn widen_budget(&mut self, max_bytes: u64) {
+        self.limits.max_bytes = self.limits.max_bytes.max(max_bytes);
+    }
+
     /// Whether the memory budget is passed (lazy cuts keep adding clauses
     /// during the search: `decide` stops then).
     pub fn over_budget(&self) -> bool {
@@ -1517,6 +1523,79 @@ impl<'m, 'a> Encoder<'m, 'a> {
         cuts
     }
 
+    /// Eager memory cuts (models/sat.md §4.2, "Triples up front"): for
+    /// every three holders of a memory type that overflow it together while
+    /// no two of them do, and whose holds may meet (start windows, holds
+    /// stretched to the latest start of a successor demanding the type),
+    /// the cut `no_common_hold` that the search would otherwise add lazily,
+    /// one decoded schedule at a time. Added after the build, until the
+    /// encoding reaches three quarters of its budget (the rest is the
+    /// search's) or `until` passes; nodes of duration 0 are left to the lazy
+    /// cuts (their holds may be empty). Returns the cuts added.
+    pub fn memory_triples(&mut self, until: Instant) -> usize {
+        let m = self.m;
+        let cap = self.limits.max_bytes / 4 * 3;
+        let mut added = 0usize;
+        let mut work = 0u64;
+        'types: for mt in self.mem_types.clone() {
+            let size = u128::from(m.inst.platform.mems[mt as usize].size);
+            // (node, amount, earliest start, latest end of its hold)
+            let mut users: Vec<(u32, u128, i64, i64)> = Vec::new();
+            for v in 0..m.nodes.len() as u32 {
+                let amount = u128::from(m.demand(v, mt));
+                let dur = m.nodes[v as usize].dur as i64;
+                if amount == 0 || dur == 0 {
+                    continue;
+                }
+                let x = self.start[v as usize];
+                let mut hi = x.hi + dur;
+                for (y, _) in m.mem_succs(v, mt) {
+                    hi = hi.max(self.start[y as usize].hi);
+                }
+                users.push((v, amount, x.lo, hi));
+            }
+            // Nodes of two tilings of one op are never both selected.
+            let apart = |a: u32, b: u32| {
+                m.nodes[a as usize].slot != m.nodes[b as usize].slot && m.op_of(a) == m.op_of(b)
+            };
+            let meet = |p: (u32, u128, i64, i64), q: (u32, u128, i64, i64)| {
+                p.2 < q.3 && q.2 < p.3 && !apart(p.0, q.0)
+            };
+            let k = users.len();
+            for i in 0..k {
+                for j in i + 1..k {
+                    let (p, q) = (users[i], users[j]);
+                    if p.1 + q.1 > size || !meet(p, q) {
+                        continue;
+                    }
+                    for &r in &users[j + 1..] {
+                        work += 1;
+                        if work.is_multiple_of(1 << 14)
+                            && (Instant::now() >= until || self.bytes_estimate() > cap)
+                        {
+                            break 'types;
+                        }
+                        if p.1 + q.1 + r.1 <= size
+                            || p.1 + r.1 > size
+                            || q.1 + r.1 > size
+                            || !meet(p, r)
+                            || !meet(q, r)
+                        {
+                            continue;
+                        }
+                        self.no_common_hold(&[p.0, q.0, r.0], mt);
+                        added += 1;
+                        if added.is_multiple_of(256) && self.bytes_estimate() > cap {
+                            break 'types;
+                        }
+                    }
+                }
+            }
+        }
+        self.stats.mem_cuts += added;
+        added
+    }
+
     /// Calls `f(y, selector of y)` for every node `y` that may be a direct successor
     /// of `x` demanding memory type `mt` (intra-tiling, or a source of a successor
     /// op's candidate tiling when `x` is a sink).
@@ -1631,5 +1710,91 @@ GetInferenceScheResult([],[[1,1,1]])";
         assert_eq!(event_points(&m, 10, 3, false), None);
         // With `for_gain`, 7 of 11 instants are points: nothing to gain.
         assert_eq!(event_points(&m, 10, 100, true), None);
+    }
+
+    fn far() -> Instant {
+        Instant::now() + std::time::Duration::from_secs(60)
+    }
+
+    /// Three nodes on three cores, 10, 10 and 11 long (time unit 1), each
+    /// holding 40 of a memory of 100: any two fit, all three do not, so two
+    /// of them must not meet, and the optimum is 20. With the
+    /// triple up front the first solve at 19 is already UNSAT; with lazy
+    /// cuts the solver first finds schedules that the cuts then forbid.
+    #[test]
+    fn a_memory_triple_up_front_saves_the_lazy_rounds() {
+        let text = "SetSocInfo([[0,1],[1,1],[2,1]],[[0,100]])
+AddOpInfo(1,1,0,[],[[1,0,10]],[[1,0,40]])
+AddOpInfo(2,1,0,[],[[1,1,10]],[[1,0,40]])
+AddOpInfo(3,1,0,[],[[1,2,11]],[[1,0,40]])
+GetInferenceScheResult([],[[1,1,1],[2,2,1],[3,3,1]])";
+        let inst = parse_reader(text.as_bytes(), "t").unwrap();
+        let cand: Vec<Vec<u32>> = (0..inst.graph.n_ops() as u32)
+            .map(|o| candidates(&inst, o))
+            .collect();
+        let m = Model::new(&inst, &cand);
+        assert_eq!(m.g, 1);
+        let mut eager = Encoder::new(&m, 30);
+        assert_eq!(eager.memory_triples(far()), 1);
+        let a = eager.decide(19, &[], far());
+        assert!(matches!(a, Answer::Unsat), "{a:?}");
+        assert_eq!(eager.stats.solves, 1);
+        assert!(matches!(eager.decide(20, &[], far()), Answer::Sat(_)));
+        let mut lazy = Encoder::new(&m, 30);
+        assert!(matches!(lazy.decide(19, &[], far()), Answer::Unsat));
+        assert!(lazy.stats.solves > 1, "lazy cuts needed no round");
+    }
+
+    /// The triples change no answer: on small memory-tight instances (three
+    /// candidate tilings an op), every makespan from 8 below a list
+    /// schedule's up to it gets the same verdict with and without them.
+    #[test]
+    fn memory_triples_change_no_answer() {
+        let mut with_triples = 0;
+        for seed in 1..=5u64 {
+            let cfg = crate::generate::GenConfig {
+                seed,
+                ops: 5,
+                nodes_min: 2,
+                nodes_max: 4,
+                tilings: 3,
+                cores: vec![1, 2, 1],
+                tightness: 1.0,
+                density: 0.5,
+                ..crate::generate::GenConfig::default()
+            };
+            let inst = crate::generate::generate(&cfg).unwrap().instance;
+            let opts = crate::solve::SolveOptions {
+                time_limit: std::time::Duration::from_millis(100),
+                ..Default::default()
+            };
+            let s = crate::list::solve(&inst, &opts).schedule.unwrap();
+            let g = crate::graph::NodeGraph::new(&inst, s.choice.clone()).unwrap();
+            let top = s.makespan(&g) as i64;
+            let cand: Vec<Vec<u32>> = (0..inst.graph.n_ops() as u32)
+                .map(|o| candidates(&inst, o))
+                .collect();
+            let m = Model::new(&inst, &cand);
+            let tmax = (top as u64 / m.g).min(m.horizon);
+            let mut verdict = |eager: bool, t: i64| {
+                let mut enc = Encoder::new(&m, tmax);
+                if eager {
+                    with_triples += usize::from(enc.memory_triples(far()) > 0);
+                }
+                match enc.decide(t, &[], far()) {
+                    Answer::Sat(d) => Some(d.makespan(&m) as i64 <= t),
+                    Answer::Unsat => None,
+                    a => panic!("seed {seed}: {a:?} at {t}"),
+                }
+            };
+            for t in (tmax as i64 - 8).max(0)..=tmax as i64 {
+                assert_eq!(
+                    verdict(true, t),
+                    verdict(false, t),
+                    "seed {seed}, makespan {t}"
+                );
+            }
+        }
+        assert!(with_triples > 0, "no instance had a memory triple");
     }
 }
