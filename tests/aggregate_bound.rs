@@ -102,17 +102,8 @@ fn never_above_the_optimum_on_the_case_set_and_job_shops() {
 /// the makespan of a legal schedule.
 #[test]
 fn refuted_neighbourhoods_raise_the_relaxation() {
-    let cfg = GenConfig {
-        seed: 2,
-        ops: 25,
-        nodes_min: 4,
-        nodes_max: 8,
-        tilings: 3,
-        cores: vec![1, 2, 1],
-        tightness: 1.0,
-        density: 0.5,
-        ..GenConfig::default()
-    };
+    // hard-o25-s2 of the memory-tight set.
+    let cfg = tmin::generate::memory_tight(2, 25, (4, 8));
     let inst = generate(&cfg).unwrap().instance;
     let plain = aggregate(&inst);
     let mut b = lower_bounds(&inst);

@@ -301,15 +301,8 @@ fn a_model_over_the_budget_is_not_built_and_list_scheduling_gets_the_time() {
 #[test]
 fn lazy_cuts_over_the_budget_far_below_the_first_horizon_encode_again() {
     let cfg = tmin::generate::GenConfig {
-        seed: 4,
-        ops: 12,
-        nodes_min: 4,
-        nodes_max: 8,
         tilings: 1,
-        cores: vec![1, 2, 1],
-        tightness: 1.0,
-        density: 0.5,
-        ..Default::default()
+        ..tmin::generate::memory_tight(4, 12, (4, 8))
     };
     let inst = tmin::generate::generate(&cfg).unwrap().instance;
     let mut inc = incumbent(&inst);

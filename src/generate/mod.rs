@@ -781,6 +781,24 @@ fn parse(text: &[u8], pass: u32) -> Result<Instance, String> {
         .map_err(|e| format!("internal error: the generated text does not parse: {e}"))
 }
 
+/// The memory-tight family of scripts/bench-memtight: `tmin gen --ops OPS
+/// --nodes A-B --tilings 3 --tightness 1 --cores 1,2,1 --density 0.5 --seed
+/// SEED` (its hard-oO-sS instances have nodes 4-8). One definition for the
+/// tests that use the family.
+pub fn memory_tight(seed: u64, ops: u32, nodes: (u32, u32)) -> GenConfig {
+    GenConfig {
+        seed,
+        ops,
+        nodes_min: nodes.0,
+        nodes_max: nodes.1,
+        tilings: 3,
+        cores: vec![1, 2, 1],
+        tightness: 1.0,
+        density: 0.5,
+        ..GenConfig::default()
+    }
+}
+
 /// Generates the instance of `cfg` with a checked witness schedule. Errors are
 /// invalid configurations (the message of [`GenConfig::validate`]) or, never
 /// expected, internal errors naming what went wrong.

@@ -1752,17 +1752,7 @@ GetInferenceScheResult([],[[1,1,1],[2,2,1],[3,3,1]])";
     fn memory_triples_change_no_answer() {
         let mut with_triples = 0;
         for seed in 1..=5u64 {
-            let cfg = crate::generate::GenConfig {
-                seed,
-                ops: 5,
-                nodes_min: 2,
-                nodes_max: 4,
-                tilings: 3,
-                cores: vec![1, 2, 1],
-                tightness: 1.0,
-                density: 0.5,
-                ..crate::generate::GenConfig::default()
-            };
+            let cfg = crate::generate::memory_tight(seed, 5, (2, 4));
             let inst = crate::generate::generate(&cfg).unwrap().instance;
             let opts = crate::solve::SolveOptions {
                 time_limit: std::time::Duration::from_millis(100),

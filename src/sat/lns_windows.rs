@@ -653,17 +653,7 @@ mod tests {
     #[test]
     fn a_schedule_narrowed_to_its_own_starts_is_the_only_answer() {
         for seed in 1..=6u64 {
-            let cfg = crate::generate::GenConfig {
-                seed,
-                ops: 8,
-                nodes_min: 3,
-                nodes_max: 6,
-                tilings: 3,
-                cores: vec![1, 2, 1],
-                tightness: 1.0,
-                density: 0.5,
-                ..crate::generate::GenConfig::default()
-            };
+            let cfg = crate::generate::memory_tight(seed, 8, (3, 6));
             let inst = crate::generate::generate(&cfg).unwrap().instance;
             let opts = crate::solve::SolveOptions {
                 time_limit: std::time::Duration::from_millis(200),

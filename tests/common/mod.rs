@@ -230,21 +230,10 @@ impl Tiny {
     }
 }
 
-/// `tmin gen --ops OPS --nodes A-B --tilings 3 --tightness 1 --cores 1,2,1
-/// --density 0.5 --seed SEED`: the memory-tight family of
-/// scripts/bench-memtight (its hard-oO-sS instances have nodes 4-8).
+/// The memory-tight family of scripts/bench-memtight
+/// (`tmin::generate::memory_tight`).
 pub fn memory_tight(seed: u64, ops: u32, nodes: (u32, u32)) -> tmin::instance::Instance {
-    let cfg = tmin::generate::GenConfig {
-        seed,
-        ops,
-        nodes_min: nodes.0,
-        nodes_max: nodes.1,
-        tilings: 3,
-        cores: vec![1, 2, 1],
-        tightness: 1.0,
-        density: 0.5,
-        ..tmin::generate::GenConfig::default()
-    };
+    let cfg = tmin::generate::memory_tight(seed, ops, nodes);
     tmin::generate::generate(&cfg).unwrap().instance
 }
 
