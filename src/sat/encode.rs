@@ -877,8 +877,8 @@ impl<'m, 'a> Encoder<'m, 'a> {
                 for j in i + 1..n {
                     let (u, v) = (list[i], list[j]);
                     let (nu, nv) = (&m.nodes[u as usize], &m.nodes[v as usize]);
-                    if nu.slot != nv.slot && m.op_of(u) == m.op_of(v) {
-                        continue; // never both selected
+                    if m.never_together(u, v) {
+                        continue;
                     }
                     let (xu, xv) = (self.start[u as usize], self.start[v as usize]);
                     let (pu, pv) = (nu.dur as i64, nv.dur as i64);
@@ -1040,7 +1040,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
             }
             for &v in &users[i + 1..] {
                 let (nu, nv) = (&m.nodes[u as usize], &m.nodes[v as usize]);
-                if nu.slot != nv.slot && m.op_of(u) == m.op_of(v) {
+                if m.never_together(u, v) {
                     continue;
                 }
                 if nu.core == nv.core && cores[nu.core as usize].count == 1 {
@@ -1554,12 +1554,8 @@ impl<'m, 'a> Encoder<'m, 'a> {
                 }
                 users.push((v, amount, x.lo, hi));
             }
-            // Nodes of two tilings of one op are never both selected.
-            let apart = |a: u32, b: u32| {
-                m.nodes[a as usize].slot != m.nodes[b as usize].slot && m.op_of(a) == m.op_of(b)
-            };
             let meet = |p: (u32, u128, i64, i64), q: (u32, u128, i64, i64)| {
-                p.2 < q.3 && q.2 < p.3 && !apart(p.0, q.0)
+                p.2 < q.3 && q.2 < p.3 && !m.never_together(p.0, q.0)
             };
             let k = users.len();
             for i in 0..k {

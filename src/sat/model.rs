@@ -328,6 +328,12 @@ impl<'a> Model<'a> {
         self.slots[self.nodes[v as usize].slot as usize].op
     }
 
+    /// Whether nodes `u` and `v` are never both selected: they belong to
+    /// two tilings of one op.
+    pub fn never_together(&self, u: u32, v: u32) -> bool {
+        self.nodes[u as usize].slot != self.nodes[v as usize].slot && self.op_of(u) == self.op_of(v)
+    }
+
     /// Op heads and tails over present ops (chains stop at ops that may be empty),
     /// then node windows from the longest intra-tiling paths.
     fn heads_tails(&mut self) {
