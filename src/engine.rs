@@ -536,6 +536,9 @@ pub fn choice_search(ctx: &Context, r: SolveResult, share: f64, levels: bool) ->
     let opts = crate::sat::choices::ChoiceOptions {
         first_sub_time: (span / 80).max(base.first_sub_time),
         max_sub_time: (span / 8).max(base.max_sub_time),
+        // A second an answer of a choice encoded alone, but at most an
+        // eighth of the share (short runs keep several choices).
+        alone_sub_time: base.alone_sub_time.min(span / 8),
         // Below the incumbent, an eighth of the share (at least 8 s)
         // without progress hands the time back: answers that slow come
         // faster from the neighbourhood search, and the level enumeration

@@ -45,6 +45,8 @@ fn hasty() -> ChoiceOptions {
         first_sub_time: Duration::ZERO,
         max_sub_time: Duration::ZERO,
         max_skipped: 2,
+        alone_sub_time: Duration::ZERO,
+        alone_max_skipped: 2,
         patience: usize::MAX,
         idle: Duration::MAX,
         shared: false,
