@@ -147,7 +147,12 @@ fn schedules_are_legal_and_bounds_never_pass_the_optimum() {
 /// encoding (each with every op fixed), and what the enumeration proves
 /// stays at most the optimum. Of the 37 choices at 111, propagation refutes
 /// 27; shaving with the memory timetables (holds kept until the successors
-/// start) refutes 5 more, where shaving without them refuted none.
+/// start) refutes 5 more, where shaving without them refuted none. The
+/// shaving and the destructive bound of each refuted set run on shares of
+/// the time, and the sets they exclude decide which choices the relaxation
+/// proposes next: on a loaded machine (a third of the cores' time) 27
+/// choices were tried and 20-22 refuted by the net, idle 37 and 32. So the
+/// test asks for most of the tried choices, not for a count.
 #[test]
 fn the_window_net_refutes_most_choices_at_the_level_of_hard_o12_s4() {
     let inst = memory_tight(4, 12, (4, 8));
@@ -158,10 +163,12 @@ fn the_window_net_refutes_most_choices_at_the_level_of_hard_o12_s4() {
     };
     // The proven bound here is 111 (the tiling-choice relaxation).
     let (out, _) = run(&inst, Some(&start), &levels, 8.0);
+    let st = &out.stats;
     assert!(
-        out.stats.net_refuted >= 30,
-        "{} refuted by the net",
-        out.stats.net_refuted
+        st.tried >= 20 && st.net_refuted * 3 >= st.tried * 2,
+        "{} of {} tried refuted by the net ({st:?})",
+        st.net_refuted,
+        st.tried
     );
     if let Some(b) = out.bound {
         assert!(b.value <= 113, "{} above the optimum 113", b.value);
