@@ -992,9 +992,8 @@ impl<'a> Search<'_, 'a> {
                     return self.refuted(set);
                 }
                 Answer::Interrupted => {
-                    // The interrupted solver is unusable: reloaded (learned
-                    // clauses are lost), or, past the deadline, dropped.
-                    sh.enc.rebuild(deadline.end);
+                    // The solver stays usable (with what it learned); past
+                    // the deadline it is dropped.
                     if sh.enc.is_root_unsat() || deadline.expired() {
                         self.shared = None;
                     }

@@ -11,13 +11,13 @@
 
 use std::cell::Cell;
 use std::collections::HashMap;
-use std::io;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use varisat::{ExtendFormula, Lit, ProofFormat, Solver, Var};
+use varisat::solver::SolverError;
+use varisat::{ExtendFormula, Lit, Solver, Var};
 
 use super::model::Model;
 use crate::instance::TypeIdx;
@@ -169,36 +169,6 @@ pub struct IVar {
     ihi: i64,
 }
 
-/// The proof sink: discards everything, but fails once the stop time has passed,
-/// which is the only way to interrupt a varisat search (an I/O error of the
-/// proof writer aborts `solve`; the solver is then unusable and is dropped).
-struct Interrupt {
-    stop: Rc<Cell<Option<Instant>>>,
-    /// Set by the portfolio when another engine has finished the job.
-    cancel: Option<Arc<AtomicBool>>,
-}
-
-impl io::Write for Interrupt {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        if let Some(s) = self.stop.get()
-            && Instant::now() >= s
-        {
-            return Err(io::Error::other("time limit"));
-        }
-        if self
-            .cancel
-            .as_ref()
-            .is_some_and(|c| c.load(Ordering::Relaxed))
-        {
-            return Err(io::Error::other("cancelled"));
-        }
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
 /// The decoded model: a tiling per op (slot index, `u32::MAX` for absent ops)
 /// and a start per model node (scaled; meaningful for selected slots only).
 #[derive(Clone, Debug)]
@@ -228,7 +198,8 @@ impl Decoded {
 pub enum Answer {
     Sat(Decoded),
     Unsat,
-    /// Time limit: the solver is unusable afterwards.
+    /// Time limit (or the portfolio's cancel flag): undecided. The solver
+    /// stays usable, with the clauses it learned.
     Interrupted,
     /// The lazy cuts took the encoding over its memory budget: undecided, and
     /// the search should stop (the solver stays usable).
@@ -243,7 +214,6 @@ pub struct Stats {
     pub core_cuts: usize,
     pub mem_cuts: usize,
     pub solves: usize,
-    pub rebuilds: usize,
     /// Makespans refuted by the window net alone (no solver call needed).
     pub window_refutations: usize,
 }
@@ -282,7 +252,7 @@ const CHECK_EVERY: usize = 1 << 14;
 
 /// Calibrated cost of the encoding in memory (results/sat-budget.md): per
 /// clause (varisat's clause storage, watches or binary implication lists, and
-/// the encoder's own copy for rebuilds, vectors at their usual growth slack),
+/// the encoder's own copy for certificates, vectors at their usual growth slack),
 /// per literal, and per variable (varisat's per-variable arrays, two watch lists
 /// and two implication lists). The peak of a search also holds learned
 /// clauses; the calibration takes them in at the peak RSS of the measured runs.
@@ -307,20 +277,21 @@ pub fn bytes_for(clauses: u128, lits: u128, vars: u128) -> u128 {
         .saturating_add(vars.saturating_mul(u128::from(BYTES_PER_VAR)))
 }
 
-/// A solver whose proof output is the interruption hook: always installed,
-/// since it is the engine's only way to honour the deadline and the cancel flag.
+/// A solver whose search stops between two conflicts once the stop time
+/// has passed or `cancel` is set (the portfolio's flag: another engine has
+/// finished the job). The hook is tmin's patch of varisat (vendor/varisat):
+/// the stopped solver stays usable, so a search cut short keeps what it
+/// learned and the next answer needs no reload.
 fn fresh_solver(
     stop: &Rc<Cell<Option<Instant>>>,
     cancel: &Option<Arc<AtomicBool>>,
 ) -> Solver<'static> {
     let mut solver = Solver::new();
-    solver.write_proof(
-        Interrupt {
-            stop: stop.clone(),
-            cancel: cancel.clone(),
-        },
-        ProofFormat::Varisat,
-    );
+    let (stop, cancel) = (stop.clone(), cancel.clone());
+    solver.set_terminate(move || {
+        stop.get().is_some_and(|s| Instant::now() >= s)
+            || cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed))
+    });
     solver
 }
 
@@ -350,9 +321,10 @@ pub struct Encoder<'m, 'a> {
     /// True once the clauses alone are unsatisfiable (no assumptions needed).
     root_unsat: bool,
     pub stats: Stats,
+    /// Set when the solver failed for good (`decide` answers `Interrupted`).
     broken: bool,
-    /// Every clause added, flat (`clause_ends` closes each), to rebuild the solver
-    /// after an interruption without losing the lazy cuts.
+    /// Every clause added, flat (`clause_ends` closes each): what `certify`
+    /// writes.
     log: Vec<Lit>,
     clause_ends: Vec<usize>,
     limits: Limits,
@@ -678,35 +650,6 @@ impl<'m, 'a> Encoder<'m, 'a> {
         self.solver.add_clause(&out);
         self.log.extend_from_slice(&out);
         self.clause_ends.push(self.log.len());
-    }
-
-    /// A new solver with every clause added so far (learned clauses are lost),
-    /// after an interruption made the old one unusable. Stops at `until`
-    /// (checked every `CHECK_EVERY` clauses; reloading millions of clauses
-    /// takes seconds): the solver then stays unusable (`decide` answers
-    /// `Interrupted`).
-    pub fn rebuild(&mut self, until: Instant) {
-        // Loading writes proof steps: no stop time until the next search.
-        self.stop.set(None);
-        // The old solver goes first: two solvers at once doubled the peak.
-        self.solver = fresh_solver(&self.stop, &self.cancel);
-        self.broken = true;
-        let mut from = 0;
-        for (i, &to) in self.clause_ends.iter().enumerate() {
-            if i % CHECK_EVERY == 0
-                && (Instant::now() >= until
-                    || self
-                        .cancel
-                        .as_ref()
-                        .is_some_and(|c| c.load(Ordering::Relaxed)))
-            {
-                return;
-            }
-            self.solver.add_clause(&self.log[from..to]);
-            from = to;
-        }
-        self.broken = false;
-        self.stats.rebuilds += 1;
     }
 
     /// `B + shift <= A` under `cond` (a disjunction of extra literals):
@@ -1239,8 +1182,12 @@ impl<'m, 'a> Encoder<'m, 'a> {
             self.stats.solves += 1;
             let r = self.solver.solve();
             match r {
+                Err(SolverError::Interrupted) => return Answer::Interrupted,
                 Err(e) => {
-                    log::debug!("sat: solve stopped: {e}");
+                    // No proof writer or processor is installed, so no
+                    // other error is expected; should one come, the solver
+                    // is unusable and every later answer is undecided.
+                    log::warn!("sat: solver failed: {e}");
                     self.broken = true;
                     return Answer::Interrupted;
                 }

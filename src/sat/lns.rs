@@ -293,14 +293,10 @@ fn epoch(
                 fruitless += 1;
                 k = k.saturating_sub(1).max(1);
                 sub_time = (sub_time * 5 / 4).min(MAX_SUB_TIME);
-                // An interrupted solver is unusable: reload its clauses.
-                let tr = Instant::now();
-                enc.rebuild(deadline.end);
                 log::debug!(
-                    "lns: timed out after {:.3} s with {} freed; rebuilt in {:.3} s",
-                    t0.elapsed().as_secs_f64() - tr.elapsed().as_secs_f64(),
-                    freed.len(),
-                    tr.elapsed().as_secs_f64()
+                    "lns: timed out after {:.3} s with {} freed",
+                    t0.elapsed().as_secs_f64(),
+                    freed.len()
                 );
             }
             Answer::OverBudget => break,

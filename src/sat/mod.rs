@@ -406,12 +406,11 @@ impl Descent {
             ));
         }
         res.note(format!(
-            "search: {} solver calls, {} makespans refuted by the window net, {} core cuts, {} memory cuts, {} rebuilds, {} models tightened by forward-backward{}{}",
+            "search: {} solver calls, {} makespans refuted by the window net, {} core cuts, {} memory cuts, {} models tightened by forward-backward{}{}",
             st.solves,
             st.window_refutations,
             st.core_cuts,
             st.mem_cuts,
-            st.rebuilds,
             self.polished,
             match self.reencoded {
                 0 => String::new(),
@@ -674,12 +673,11 @@ impl Descent {
     /// The probe ran out of its share: at the deadline the search stops; a
     /// first top probe undecided while the gap is wide starts the bound
     /// probes; with no probe answered by `first_answer_by` the search gives
-    /// up; an undecided bound probe ends their phase; otherwise the solver is
-    /// rebuilt and the descent goes on one unit at a time.
+    /// up; an undecided bound probe ends their phase; otherwise the descent
+    /// goes on one unit at a time (the solver keeps what it learned).
     #[allow(clippy::too_many_arguments)]
     fn on_interrupted(
         &mut self,
-        enc: &mut Encoder,
         t: u64,
         low: bool,
         answered: bool,
@@ -705,7 +703,6 @@ impl Descent {
                 cx.time(t),
                 t1.elapsed().as_secs_f64()
             );
-            enc.rebuild(deadline.end);
             self.bound_phase = BoundPhase::Until(deadline.at_share(0.25));
             self.bound_inc = ((self.hi - self.lo) / 16).max(1);
             return Flow::Go;
@@ -734,7 +731,6 @@ impl Descent {
                 t1.elapsed().as_secs_f64()
             );
             self.bound_phase = BoundPhase::Done;
-            enc.rebuild(deadline.end);
             return Flow::Go;
         }
         if cx.policy.hand_back_when_stuck {
@@ -751,11 +747,10 @@ impl Descent {
             return Flow::Stop;
         }
         log::info!(
-            "sat: makespan <= {} undecided after {:.3} s: rebuilding, descending by one",
+            "sat: makespan <= {} undecided after {:.3} s: descending by one",
             cx.time(t),
             t1.elapsed().as_secs_f64()
         );
-        enc.rebuild(deadline.end);
         self.gallop = false;
         Flow::Go
     }
@@ -1317,7 +1312,7 @@ pub fn search_certified(
             }
             Answer::OverBudget => d.on_over_budget(&enc, &cx, &mut res),
             Answer::Interrupted => {
-                let flow = d.on_interrupted(&mut enc, t, low, answered, t1, &cx, &mut res);
+                let flow = d.on_interrupted(t, low, answered, t1, &cx, &mut res);
                 // Escalate only a search that goes on (one that gives up
                 // hands its time to others), and on a probe that decides the
                 // bound (the top one, a bound probe): a galloping probe below
