@@ -382,11 +382,7 @@ pub fn sequence_search(ctx: &Context, r: SolveResult, effort: Effort) -> SolveRe
         return r;
     }
     let t = Instant::now();
-    let share = ctx
-        .deadline
-        .remaining()
-        .mul_f64(effort.time_share)
-        .min(effort.max_time);
+    let share = effort.budget(ctx.deadline.remaining());
     let seed = ctx.opts.seed.wrapping_add(effort.give_up_after as u64);
     let Some(better) = crate::local::improve(ctx.inst, s, r.lower_bound, t + share, seed, effort)
     else {

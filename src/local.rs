@@ -54,6 +54,11 @@ impl Effort {
         time_share: 0.2,
         max_time: std::time::Duration::from_secs(10),
     };
+
+    /// The time a search may take with `left` to the deadline.
+    pub fn budget(&self, left: std::time::Duration) -> std::time::Duration {
+        left.mul_f64(self.time_share).min(self.max_time)
+    }
 }
 
 const NONE: u32 = u32::MAX;
