@@ -670,3 +670,39 @@ fn without_an_incumbent_list_scheduling_runs_again_without_pruned_tilings() {
     let s = r.schedule.as_ref().unwrap();
     assert_eq!(i.library.tilings[s.choice[0] as usize].id, 1);
 }
+
+/// A search cut short by its stop time leaves the solver usable (varisat's
+/// stop hook, vendor/varisat/PATCH.md): la16 (optimum 945) asked for a
+/// makespan of 944 with a stop time already passed, then in slices of 20
+/// ms, answers "interrupted" (or, on a fast machine, UNSAT), and the same
+/// encoder then proves 944 impossible and finds a schedule of 945. With the
+/// proof writer that used to stop varisat, the first interruption left the
+/// solver unusable and every later answer was "interrupted".
+#[test]
+fn an_interrupted_search_leaves_the_solver_usable() {
+    use std::time::Instant;
+    use tmin::sat::encode::{Answer, Encoder};
+    use tmin::sat::model::{Model, candidates};
+    let js = read_jsp(include_str!("data/jsplib/la16").as_bytes(), "la16").unwrap();
+    let i = inst(&js.to_instance_text());
+    let cand: Vec<Vec<u32>> = (0..i.graph.n_ops() as u32)
+        .map(|o| candidates(&i, o))
+        .collect();
+    let m = Model::new(&i, &cand);
+    let mut enc = Encoder::new(&m, 960);
+    assert!(matches!(
+        enc.decide(944, &[], Instant::now()),
+        Answer::Interrupted
+    ));
+    for _ in 0..3 {
+        let slice = Instant::now() + Duration::from_millis(20);
+        let a = enc.decide(944, &[], slice);
+        assert!(matches!(a, Answer::Interrupted | Answer::Unsat), "{a:?}");
+    }
+    let far = Instant::now() + Duration::from_secs(120);
+    assert!(matches!(enc.decide(944, &[], far), Answer::Unsat));
+    match enc.decide(945, &[], far) {
+        Answer::Sat(d) => assert!(d.makespan(&m) <= 945),
+        other => panic!("{other:?}"),
+    }
+}
