@@ -93,7 +93,8 @@ const NET_TIME: (Duration, Duration) = (Duration::from_millis(10), Duration::fro
 const TRIPLES_TIME: Duration = Duration::from_secs(1);
 
 /// Most bytes of the shared encoding: beyond, choices are decided alone
-/// (small encodings reload fast after an interrupted answer).
+/// (set when an interrupted answer also reloaded the solver, which took
+/// longer the larger the encoding; a smaller one still answers faster).
 const SHARED_BUDGET: u64 = 256 << 20;
 
 impl Default for ChoiceOptions {

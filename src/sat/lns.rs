@@ -189,8 +189,7 @@ enum Epoch {
 /// Fruitless neighbourhoods in a row that end an epoch.
 const EPOCH_FRUITLESS: usize = 40;
 
-/// Most bytes an epoch's encoding may take: small encodings answer faster
-/// and reload faster after an interruption.
+/// Most bytes an epoch's encoding may take: small encodings answer faster.
 const LNS_BUDGET: u64 = 256 << 20;
 
 /// One epoch over the model `m` (the incumbent's tilings, every candidate of

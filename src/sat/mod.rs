@@ -1241,8 +1241,9 @@ pub fn search_certified(
     // 4. Galloping descent: probe T = hi + 1 - step below the incumbent, the step
     //    doubling after each SAT answer (a better schedule) and bisecting after an
     //    UNSAT answer (a proven bound); probes other than T = hi get a share of the
-    //    time, and when one runs out the solver is rebuilt and the descent goes on
-    //    one unit at a time. The last probe, T = hi = lo, is the proof.
+    //    time, and when one runs out the descent goes on one unit at a time
+    //    (the solver keeps what it learned). The last probe, T = hi = lo, is
+    //    the proof.
     let cx = Probing {
         inst,
         m: &m,
