@@ -670,10 +670,10 @@ impl<'a> Search<'_, 'a> {
         self.fruitless += 1;
         if self.shared.is_some() {
             // At a level every choice must be decided before the bound
-            // rises, and an interrupted shared solver loses all it learned:
-            // there an answer runs to the deadline (hard-o12-s4 from 132,
-            // 150 s: 87-89 choices refuted this way, 41-66 with 0.25-16 s
-            // an answer, 2026-11-25). With the window net first, what is
+            // rises: there an answer runs to the deadline (measured when an
+            // interrupted shared solver still lost all it learned:
+            // hard-o12-s4 from 132, 150 s: 87-89 choices refuted this way,
+            // 41-66 with 0.25-16 s an answer, 2026-11-25). With the window net first, what is
             // left are the hard ones: boxed to 1-4 s an answer, level 111
             // stayed open on one of them; to 4-16 s, level 113 (the
             // optimum) was reached at the same time and its 30 choices
