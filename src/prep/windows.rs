@@ -249,44 +249,18 @@ impl Net {
 }
 
 /// Edge finding and overload on one unary resource, raising earliest starts
-/// (models/bounds.md §7). For a set `S` of tasks with latest completion at
-/// most `L` and earliest start `e`, the tasks of `S` need `P` units inside
-/// `[e, L]`: `ECT(S) = max over its est-suffixes (est + work)` is a least
-/// completion of `S`; `ECT(S) > L` is an overload. A task `k` outside `S`
-/// (`lct_k > L`) with `min(e, est_k) + P + p_k > L` cannot end before all of
-/// `S` ends, so on a unary resource it starts after all of `S`:
-/// `est_k >= ECT(S)`. Every `L` and every est-suffix set are tried (cubic).
-/// `None` on overload, else whether some est moved.
+/// (models/bounds.md §7); `None` on overload, else whether some est moved.
 fn edge_find(tasks: &[u32], dur: &[i64], est: &mut [i64], lct: &[i64]) -> Option<bool> {
-    let mut by_est: Vec<u32> = tasks.to_vec();
-    by_est.sort_unstable_by_key(|&v| std::cmp::Reverse(est[v as usize]));
-    let full = tasks.len() <= MAX_EDGE_FINDING;
     let mut raise: Vec<(u32, i64)> = Vec::new();
-    let mut lcts: Vec<i64> = tasks.iter().map(|&v| lct[v as usize]).collect();
-    lcts.sort_unstable();
-    lcts.dedup();
-    for &l in &lcts {
-        let (mut work, mut ect) = (0i64, i64::MIN);
-        for &i in &by_est {
-            let i = i as usize;
-            if lct[i] > l {
-                continue;
-            }
-            work += dur[i];
-            ect = ect.max(est[i] + work);
-            if ect > l {
-                return None;
-            }
-            if !full {
-                continue;
-            }
-            for &k in tasks {
-                let k = k as usize;
-                if lct[k] > l && est[k] < ect && est[i].min(est[k]) + work + dur[k] > l {
-                    raise.push((k as u32, ect));
-                }
-            }
+    let full = tasks.len() <= MAX_EDGE_FINDING;
+    let mut sweep = EdgeFinding::default();
+    let fits = sweep.run(tasks, dur, est, lct, full, |f| {
+        if let Found::Raise { k, ect, .. } = f {
+            raise.push((k, ect));
         }
+    });
+    if !fits {
+        return None;
     }
     let mut changed = false;
     for (k, e) in raise {
@@ -296,6 +270,151 @@ fn edge_find(tasks: &[u32], dur: &[i64], est: &mut [i64], lct: &[i64]) -> Option
         }
     }
     Some(changed)
+}
+
+/// A conclusion of edge finding, with the sets it rests on. `Ω(a, l)` is the
+/// set of tasks with `lct <= l` and `est >= a`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Found {
+    /// `a + p(Ω(a, l)) > l`: the set does not fit in `[a, l]`.
+    Overload { l: i64, a: i64 },
+    /// Task `k` (`lct_k > l`, not in `Ω(a, l)`) starts at `ect` or later:
+    /// `min(a, est_k) + p(Ω(a, l)) + p_k > l`, so `k` ends after all of the
+    /// set and starts after it, and `ect = a_ect + p(Ω(a_ect, l))` with
+    /// `a_ect >= a` (a least completion of the subset).
+    Raise {
+        k: u32,
+        ect: i64,
+        l: i64,
+        a: i64,
+        a_ect: i64,
+    },
+}
+
+/// Overload and edge finding on one unary resource (models/bounds.md §7
+/// rules 2-3), written once for the window net (here) and the SAT engine's
+/// propagator (sat/disjunctive.rs, which turns the sets of each conclusion
+/// into a clause). Reuses its buffers between calls.
+#[derive(Default)]
+pub struct EdgeFinding {
+    by_est: Vec<u32>,
+    lcts: Vec<i64>,
+    /// Per est-suffix `q` (est descending, ties together) for one `l`: its
+    /// `a`, `p(Ω(a, l))`, the best completion over suffixes `<= q` and the `a`
+    /// giving it; the best `a + p` over suffixes `>= q` and where.
+    a: Vec<i64>,
+    work: Vec<i64>,
+    ect: Vec<(i64, i64)>,
+    after: Vec<(i64, usize)>,
+}
+
+impl EdgeFinding {
+    /// Every `l` (the distinct `lct`s) and every est-suffix `Ω(a, l)` are
+    /// tried. For a task `k` and one `l`, the suffixes with `a <= est_k`
+    /// detect when the best `a + p` among them does, and that one's
+    /// completion is the best any of them gives (every later suffix adds no
+    /// larger `a + p`); of those with `a > est_k`, the widest detects if any
+    /// does. So `O(n^2 log n)`, or `O(n^2)` with `raise` false (overload
+    /// only). Reports each conclusion to `found` (for each `k` and `l` the
+    /// strongest raise); stops at the first overload and returns false, else
+    /// true.
+    pub fn run(
+        &mut self,
+        tasks: &[u32],
+        dur: &[i64],
+        est: &[i64],
+        lct: &[i64],
+        raise: bool,
+        mut found: impl FnMut(Found),
+    ) -> bool {
+        let EdgeFinding {
+            by_est,
+            lcts,
+            a: av,
+            work: wv,
+            ect: ev,
+            after,
+        } = self;
+        by_est.clear();
+        by_est.extend_from_slice(tasks);
+        by_est.sort_unstable_by_key(|&v| std::cmp::Reverse(est[v as usize]));
+        lcts.clear();
+        lcts.extend(tasks.iter().map(|&v| lct[v as usize]));
+        lcts.sort_unstable();
+        lcts.dedup();
+        for &l in lcts.iter() {
+            av.clear();
+            wv.clear();
+            ev.clear();
+            let (mut work, mut best) = (0i64, (i64::MIN, 0i64));
+            for (q, &i) in by_est.iter().enumerate() {
+                let i = i as usize;
+                if lct[i] > l {
+                    continue;
+                }
+                work += dur[i];
+                let a = est[i];
+                // The suffix is whole once no later task of est `a` remains.
+                if by_est[q + 1..]
+                    .iter()
+                    .take_while(|&&j| est[j as usize] == a)
+                    .any(|&j| lct[j as usize] <= l)
+                {
+                    continue;
+                }
+                if a + work > best.0 {
+                    best = (a + work, a);
+                }
+                if best.0 > l {
+                    found(Found::Overload { l, a: best.1 });
+                    return false;
+                }
+                av.push(a);
+                wv.push(work);
+                ev.push(best);
+            }
+            let m = av.len();
+            if !raise || m == 0 {
+                continue;
+            }
+            after.clear();
+            after.resize(m, (i64::MIN, 0));
+            let mut run = (i64::MIN, 0usize);
+            for q in (0..m).rev() {
+                if av[q] + wv[q] >= run.0 {
+                    run = (av[q] + wv[q], q);
+                }
+                after[q] = run;
+            }
+            for &k in tasks {
+                let ku = k as usize;
+                if lct[ku] <= l {
+                    continue;
+                }
+                let (ek, pk) = (est[ku], dur[ku]);
+                // Suffixes from b0 on start at or before est_k.
+                let b0 = av.partition_point(|&a| a > ek);
+                let q = if b0 < m && after[b0].0 + pk > l {
+                    after[b0].1
+                } else if b0 > 0 && ek + wv[b0 - 1] + pk > l {
+                    b0 - 1
+                } else {
+                    continue;
+                };
+                let (ect, a_ect) = ev[q];
+                if ek < ect {
+                    found(Found::Raise {
+                        k,
+                        ect,
+                        l,
+                        a: av[q],
+                        a_ect,
+                    });
+                }
+            }
+        }
+        true
+    }
 }
 
 #[cfg(test)]

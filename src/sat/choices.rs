@@ -1058,6 +1058,7 @@ impl<'a> Search<'_, 'a> {
         if let Some(wn) = WindowNet::new(&m) {
             enc.use_windows(wn);
         }
+        enc.use_edge_finding();
         loop {
             match enc.decide(tmax as i64, &[], end) {
                 Answer::Sat(d) => {

@@ -216,6 +216,10 @@ pub struct Stats {
     pub solves: usize,
     /// Makespans refuted by the window net alone (no solver call needed).
     pub window_refutations: usize,
+    /// Clauses learned from the edge-finding propagator (sat/disjunctive.rs):
+    /// overloads (conflicts) and raised start bounds.
+    pub ef_conflicts: u64,
+    pub ef_bounds: u64,
 }
 
 /// What the encoding may use while it is built: a memory budget (estimated
@@ -348,6 +352,8 @@ pub struct Encoder<'m, 'a> {
     /// starts" when both are selected (one-core types, memory pairs); the
     /// large-neighbourhood search assumes them (sat/lns.rs).
     pub pairs: Vec<(u32, u32, Lit)>,
+    /// The edge-finding propagator's clause counts, once installed.
+    edge_finding: Option<Rc<Cell<[u64; 2]>>>,
 }
 
 /// Estimated bytes of the encoding for `tmax` over `pts` (`bytes_for` of the
@@ -484,6 +490,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
             last_unsat: None,
             windows: None,
             pairs: Vec::new(),
+            edge_finding: None,
         };
         e.check_limits();
         e.build();
@@ -1066,6 +1073,46 @@ impl<'m, 'a> Encoder<'m, 'a> {
         self.window_clauses(self.tmax, L::T);
     }
 
+    /// From now on, the solver learns overload and edge-finding clauses on
+    /// one-core types during its search (sat/disjunctive.rs, models/sat.md
+    /// §3.9). Only over every instant (event points would need bounds
+    /// rounded to points) and not under `--certify` (those clauses are not
+    /// in the certified CNF). Returns whether a type qualified.
+    pub fn use_edge_finding(&mut self) -> bool {
+        use super::disjunctive::{Disjunctive, Task};
+        if !self.pts.is_every() {
+            return false;
+        }
+        let m = self.m;
+        let cores = &m.inst.platform.cores;
+        let mut groups: Vec<Vec<Task>> = vec![Vec::new(); cores.len()];
+        for (v, nd) in m.nodes.iter().enumerate() {
+            if nd.dur == 0 || cores[nd.core as usize].count != 1 {
+                continue;
+            }
+            let x = self.start[v];
+            let sel = match self.node_sel(v as u32) {
+                L::T => None,
+                L::F => continue,
+                L::Lit(l) => Some(l),
+            };
+            groups[nd.core as usize].push(Task {
+                base: x.base,
+                lo: x.lo,
+                n: (x.ihi - x.ilo) as u32,
+                dur: nd.dur as i64,
+                sel,
+            });
+        }
+        let prop = Disjunctive::new(groups);
+        if prop.is_empty() {
+            return false;
+        }
+        self.edge_finding = Some(prop.counts.clone());
+        self.solver.set_propagator(prop);
+        true
+    }
+
     /// The horizon's windows again, shaved for up to `share` (as units).
     pub fn shave_horizon(&mut self, share: std::time::Duration) {
         if let Some(w) = self.windows.as_mut() {
@@ -1181,6 +1228,9 @@ impl<'m, 'a> Encoder<'m, 'a> {
             self.solver.assume(&assumptions);
             self.stats.solves += 1;
             let r = self.solver.solve();
+            if let Some(c) = &self.edge_finding {
+                [self.stats.ef_conflicts, self.stats.ef_bounds] = c.get();
+            }
             match r {
                 Err(SolverError::Interrupted) => return Answer::Interrupted,
                 Err(e) => {

@@ -7,6 +7,7 @@
 pub mod certify;
 pub mod choices;
 pub mod context;
+pub mod disjunctive;
 pub mod encode;
 pub mod lns;
 pub mod lns_windows;
@@ -137,7 +138,9 @@ fn encode_within<'m, 'a>(
         deadline: Some(end),
         cancel: deadline.cancel.clone(),
     };
-    Encoder::build_within(m, tmax, pts, limits).ok()
+    let mut enc = Encoder::build_within(m, tmax, pts, limits).ok()?;
+    enc.use_edge_finding();
+    Some(enc)
 }
 
 /// The time points of an encoding for horizon `tmax` (in time units) that
@@ -406,9 +409,11 @@ impl Descent {
             ));
         }
         res.note(format!(
-            "search: {} solver calls, {} makespans refuted by the window net, {} core cuts, {} memory cuts, {} models tightened by forward-backward{}{}",
+            "search: {} solver calls, {} makespans refuted by the window net, {} edge-finding clauses ({} overloads), {} core cuts, {} memory cuts, {} models tightened by forward-backward{}{}",
             st.solves,
             st.window_refutations,
+            st.ef_conflicts + st.ef_bounds,
+            st.ef_conflicts,
             st.core_cuts,
             st.mem_cuts,
             self.polished,
@@ -1225,6 +1230,9 @@ pub fn search_certified(
             && let Some(wn) = windows::WindowNet::new(&m)
         {
             enc.use_windows(wn);
+        }
+        if certify.is_none() {
+            enc.use_edge_finding();
         }
     };
     with_windows(&mut enc);

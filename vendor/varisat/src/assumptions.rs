@@ -285,7 +285,7 @@ mod tests {
             }
 
             while ctx.part(SolverStateP).sat_state == SatState::Unknown {
-                conflict_step(ctx.borrow());
+                conflict_step(ctx.borrow(), &mut None);
             }
 
             prop_assert_eq!(ctx.part(SolverStateP).sat_state, SatState::Sat);
@@ -295,7 +295,7 @@ mod tests {
             prop_assert_eq!(ctx.part(SolverStateP).sat_state, SatState::Unknown);
 
             while ctx.part(SolverStateP).sat_state == SatState::Unknown {
-                conflict_step(ctx.borrow());
+                conflict_step(ctx.borrow(), &mut None);
             }
 
             prop_assert_eq!(ctx.part(SolverStateP).sat_state, SatState::UnsatUnderAssumptions);
@@ -307,7 +307,7 @@ mod tests {
                 set_assumptions(ctx.borrow(), &candidates[0..candidates.len() - 1]);
 
                 while ctx.part(SolverStateP).sat_state == SatState::Unknown {
-                    conflict_step(ctx.borrow());
+                    conflict_step(ctx.borrow(), &mut None);
                 }
 
                 match ctx.part(SolverStateP).sat_state {

@@ -10,6 +10,7 @@ use crate::{
     clause::{assess_learned_clause, bump_clause, db, decay_clause_activities},
     context::{parts::*, Context},
     decision::make_decision,
+    external::{external_step, External, Hook},
     model::reconstruct_global_model,
     proof,
     prop::{backtrack, enqueue_assignment, propagate, Conflict, Reason},
@@ -39,8 +40,9 @@ pub fn conflict_step<'a>(
         mut VsidsP,
         mut WatchlistsP,
     ),
+    hook: &mut Option<Hook<'a>>,
 ) {
-    let conflict = find_conflict(ctx.borrow());
+    let conflict = find_conflict(ctx.borrow(), hook);
 
     let conflict = match conflict {
         Ok(()) => {
@@ -133,6 +135,7 @@ fn find_conflict<'a>(
         mut VsidsP,
         mut WatchlistsP,
     ),
+    hook: &mut Option<Hook<'a>>,
 ) -> Result<(), FoundConflict> {
     loop {
         let propagation_result = propagate(ctx.borrow());
@@ -143,6 +146,15 @@ fn find_conflict<'a>(
 
         if new_unit {
             unit_simplify(ctx.borrow());
+        }
+
+        // tmin's patch: the external propagator, at the fixpoint.
+        if let Some(hook) = hook.as_mut() {
+            match external_step(ctx.borrow(), hook) {
+                External::Nothing => (),
+                External::Assigned => continue,
+                External::Conflict(conflict) => return Err(conflict.into()),
+            }
         }
 
         match enqueue_assumption(ctx.borrow()) {
@@ -189,7 +201,7 @@ mod tests {
         }
 
         while ctx.part(SolverStateP).sat_state == SatState::Unknown {
-            conflict_step(ctx.borrow());
+            conflict_step(ctx.borrow(), &mut None);
         }
 
         assert_eq!(ctx.part(SolverStateP).sat_state, SatState::Unsat);
@@ -206,7 +218,7 @@ mod tests {
             }
 
             while ctx.part(SolverStateP).sat_state == SatState::Unknown {
-                conflict_step(ctx.borrow());
+                conflict_step(ctx.borrow(), &mut None);
             }
 
             prop_assert_eq!(ctx.part(SolverStateP).sat_state, SatState::Unsat);
@@ -222,7 +234,7 @@ mod tests {
             }
 
             while ctx.part(SolverStateP).sat_state == SatState::Unknown {
-                conflict_step(ctx.borrow());
+                conflict_step(ctx.borrow(), &mut None);
             }
 
             prop_assert_eq!(ctx.part(SolverStateP).sat_state, SatState::Sat);
@@ -248,7 +260,7 @@ mod tests {
             for clause in formula.iter() {
                 load_clause(ctx.borrow(), clause);
                 while ctx.part(SolverStateP).sat_state == SatState::Unknown {
-                    conflict_step(ctx.borrow());
+                    conflict_step(ctx.borrow(), &mut None);
                 }
 
                 if ctx.part(SolverStateP).sat_state != last_state {

@@ -22,6 +22,7 @@ mod cdcl;
 mod clause;
 mod context;
 mod decision;
+pub mod external;
 mod glue;
 mod load;
 mod model;

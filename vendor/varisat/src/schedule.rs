@@ -54,6 +54,7 @@ pub fn schedule_step<'a>(
         mut WatchlistsP,
         SolverConfigP,
     ),
+    hook: &mut Option<crate::external::Hook<'a>>,
 ) -> bool {
     let (schedule, mut ctx) = ctx.split_part_mut(ScheduleP);
     let (config, mut ctx) = ctx.split_part(SolverConfigP);
@@ -94,7 +95,7 @@ pub fn schedule_step<'a>(
 
         collect_garbage(ctx.borrow());
 
-        conflict_step(ctx.borrow());
+        conflict_step(ctx.borrow(), hook);
         schedule.conflicts += 1;
         true
     }

@@ -58,6 +58,8 @@ pub struct Solver<'a> {
     /// tmin's patch: asked between conflicts; `true` stops `solve` with the
     /// recoverable [`SolverError::Interrupted`].
     terminate: Option<Box<dyn FnMut() -> bool + 'a>>,
+    /// tmin's patch: the external propagator (crate::external), if any.
+    hook: Option<crate::external::Hook<'a>>,
 }
 
 impl<'a> Solver<'a> {
@@ -160,7 +162,7 @@ impl<'a> Solver<'a> {
                     break;
                 }
             }
-            if !schedule_step(ctx.borrow()) {
+            if !schedule_step(ctx.borrow(), &mut self.hook) {
                 break;
             }
         }
@@ -181,6 +183,16 @@ impl<'a> Solver<'a> {
     /// and the solver stays usable (learned clauses kept).
     pub fn set_terminate(&mut self, terminate: impl FnMut() -> bool + 'a) {
         self.terminate = Some(Box::new(terminate));
+    }
+
+    /// tmin's patch: a propagator asked at every propagation fixpoint, whose
+    /// clauses are added as learned clauses (see [`crate::external`]). Not
+    /// for use together with a proof.
+    pub fn set_propagator(&mut self, prop: impl crate::external::ExternalPropagator + 'a) {
+        self.hook = Some(crate::external::Hook {
+            prop: Box::new(prop),
+            out: vec![],
+        });
     }
 
     /// Check for asynchronously generated errors.

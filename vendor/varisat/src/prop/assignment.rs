@@ -89,6 +89,9 @@ pub struct Trail {
     decisions: Vec<LitIdx>,
     /// Number of unit clauses removed from the trail.
     units_removed: usize,
+    /// tmin's patch: the shortest the trail has been since the external
+    /// propagator last looked (`None`: cleared since, see `clear`).
+    pub(crate) low_water: Option<usize>,
 }
 
 impl Trail {
@@ -124,6 +127,7 @@ impl Trail {
         assert!(self.decisions.is_empty());
         self.units_removed += self.trail.len();
         self.trail.clear();
+        self.low_water = None;
         self.queue_head_pos = 0;
     }
 
@@ -194,6 +198,7 @@ pub fn backtrack(
     }
 
     let new_trail_len = trail.decisions[level] as usize;
+    trail.low_water = trail.low_water.map(|w| w.min(new_trail_len));
 
     trail.queue_head_pos = new_trail_len;
     trail.decisions.truncate(level);
