@@ -77,8 +77,8 @@ pub struct Disjunctive {
     dur: Vec<i64>,
     all: Vec<u32>,
     ef: EdgeFinding,
-    /// Per loaded task: its strongest raise (new est, the conclusion).
-    best: Vec<Option<(i64, Found)>>,
+    /// Per loaded task: its strongest raise.
+    best: Vec<Option<Found>>,
     /// Clauses found: conflicts and bounds (shared with the encoder's stats).
     pub counts: Rc<Cell<[u64; 2]>>,
 }
@@ -210,8 +210,12 @@ impl Disjunctive {
             Found::Overload { l, a } => overload = Some((l, a)),
             Found::Raise { k, ect, .. } => {
                 let b = &mut best[k as usize];
-                if ect > est[k as usize] && b.is_none_or(|(e, _)| ect > e) {
-                    *b = Some((ect, f));
+                let stronger = match *b {
+                    Some(Found::Raise { ect: e, .. }) => ect > e,
+                    _ => true,
+                };
+                if ect > est[k as usize] && stronger {
+                    *b = Some(f);
                 }
             }
         });
@@ -381,7 +385,7 @@ impl ExternalPropagator for Disjunctive {
                     continue;
                 }
                 for i in 0..self.best.len() {
-                    let Some((ect, f)) = self.best[i] else {
+                    let Some(f @ Found::Raise { ect, .. }) = self.best[i] else {
                         continue;
                     };
                     let facts = self.raise_facts(f);

@@ -420,19 +420,12 @@ pub fn estimate(m: &Model, tmax: u64, pts: &Points) -> u128 {
         }
     }
     // One-core types: pairs of nodes with overlapping windows.
-    let cores = &m.inst.platform.cores;
-    let mut by_type: Vec<Vec<usize>> = vec![Vec::new(); cores.len()];
-    for (v, nd) in m.nodes.iter().enumerate() {
-        if nd.dur > 0 && (nd.core as usize) < cores.len() && cores[nd.core as usize].count == 1 {
-            by_type[nd.core as usize].push(v);
-        }
-    }
-    for list in &by_type {
+    for list in &m.one_core_groups() {
         let n = list.len() as u128;
         if n > 20_000 {
             return u128::MAX;
         }
-        let mean: u128 = list.iter().map(|&v| win(v)).sum::<u128>() / n.max(1);
+        let mean: u128 = list.iter().map(|&v| win(v as usize)).sum::<u128>() / n.max(1);
         total += n * n.saturating_sub(1) * (mean + 1);
     }
     total
@@ -809,14 +802,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
     fn one_core_orders(&mut self) {
         let m = self.m;
         // One-core types: pairwise order literals.
-        let cores = &m.inst.platform.cores;
-        let mut by_type: Vec<Vec<u32>> = vec![Vec::new(); cores.len()];
-        for (v, nd) in m.nodes.iter().enumerate() {
-            if nd.dur > 0 && cores[nd.core as usize].count == 1 {
-                by_type[nd.core as usize].push(v as u32);
-            }
-        }
-        for list in by_type {
+        for list in m.one_core_groups() {
             let n = list.len();
             // before[i][j]: "list[i] ends before list[j] starts" (None: never both selected).
             let mut before: Vec<Vec<Option<L>>> = vec![vec![None; n]; n];
@@ -1083,28 +1069,28 @@ impl<'m, 'a> Encoder<'m, 'a> {
         if !self.pts.is_every() {
             return false;
         }
-        let m = self.m;
-        let cores = &m.inst.platform.cores;
-        let mut groups: Vec<Vec<Task>> = vec![Vec::new(); cores.len()];
-        for (v, nd) in m.nodes.iter().enumerate() {
-            if nd.dur == 0 || cores[nd.core as usize].count != 1 {
-                continue;
-            }
-            let x = self.start[v];
-            let sel = match self.node_sel(v as u32) {
+        let task = |v: u32| {
+            let x = self.start[v as usize];
+            let sel = match self.node_sel(v) {
                 L::T => None,
-                L::F => continue,
+                L::F => return None,
                 L::Lit(l) => Some(l),
             };
-            groups[nd.core as usize].push(Task {
+            Some(Task {
                 base: x.base,
                 lo: x.lo,
                 n: (x.ihi - x.ilo) as u32,
-                dur: nd.dur as i64,
+                dur: self.m.nodes[v as usize].dur as i64,
                 sel,
-            });
-        }
-        let prop = Disjunctive::new(groups);
+            })
+        };
+        let groups = self.m.one_core_groups();
+        let prop = Disjunctive::new(
+            groups
+                .into_iter()
+                .map(|list| list.into_iter().filter_map(task).collect())
+                .collect(),
+        );
         if prop.is_empty() {
             return false;
         }

@@ -328,6 +328,21 @@ impl<'a> Model<'a> {
         self.slots[self.nodes[v as usize].slot as usize].op
     }
 
+    /// The nodes of positive duration of each core type with one core
+    /// (indexed by type; empty for the others): the sets the pair clauses,
+    /// their estimate and the edge-finding propagator work on.
+    pub fn one_core_groups(&self) -> Vec<Vec<u32>> {
+        let cores = &self.inst.platform.cores;
+        let mut by_type: Vec<Vec<u32>> = vec![Vec::new(); cores.len()];
+        for (v, nd) in self.nodes.iter().enumerate() {
+            if nd.dur > 0 && (nd.core as usize) < cores.len() && cores[nd.core as usize].count == 1
+            {
+                by_type[nd.core as usize].push(v as u32);
+            }
+        }
+        by_type
+    }
+
     /// Whether nodes `u` and `v` are never both selected: they belong to
     /// two tilings of one op.
     pub fn never_together(&self, u: u32, v: u32) -> bool {

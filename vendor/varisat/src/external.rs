@@ -14,7 +14,7 @@ use partial_ref::{partial, PartialRef};
 use varisat_formula::{Lit, Var};
 
 use crate::{
-    clause::{db, ClauseHeader, Tier},
+    clause::{assess::select_tier, db, ClauseHeader},
     context::{parts::*, Context},
     glue::compute_glue,
     prop::{backtrack, enqueue_assignment, Assignment, Conflict, Reason},
@@ -239,12 +239,6 @@ fn add(
     .max(1);
     let mut header = ClauseHeader::new();
     header.set_glue(glue);
-    header.set_tier(if glue <= 2 {
-        Tier::Core
-    } else if glue <= 6 {
-        Tier::Mid
-    } else {
-        Tier::Local
-    });
+    header.set_tier(select_tier(glue));
     Conflict::Long(db::add_clause(ctx.borrow(), header, lits))
 }

@@ -29,7 +29,7 @@ pub fn assess_learned_clause(
 }
 
 /// Compute the tier for a redundant clause with a given glue level.
-fn select_tier(glue: usize) -> Tier {
+pub(crate) fn select_tier(glue: usize) -> Tier {
     if glue <= 2 {
         Tier::Core
     } else if glue <= 6 {
