@@ -1058,7 +1058,7 @@ impl<'a> Search<'_, 'a> {
         if let Some(wn) = WindowNet::new(&m) {
             enc.use_windows(wn);
         }
-        enc.use_edge_finding();
+        enc.use_propagators(super::encode::Lazy::ALL);
         loop {
             match enc.decide(tmax as i64, &[], end) {
                 Answer::Sat(d) => {

@@ -42,7 +42,7 @@ pub struct Task {
 impl Task {
     /// The literal "`s <= t`": `Err(false)` below the window, `Err(true)` at
     /// or above its top.
-    fn le(&self, t: i64) -> Result<Lit, bool> {
+    pub fn le(&self, t: i64) -> Result<Lit, bool> {
         if t < self.lo {
             Err(false)
         } else if t >= self.lo + self.n as i64 {
@@ -50,6 +50,34 @@ impl Task {
         } else {
             Ok(Var::from_index((self.base as i64 + t - self.lo) as usize).positive())
         }
+    }
+}
+
+impl Task {
+    /// The start window read off the order literals: `est` from the false
+    /// prefix, `lst` from the first true one (binary search: the literals
+    /// are monotone at a fixpoint, `s <= t` implies `s <= t + 1`).
+    pub fn window(&self, values: &Values) -> (i64, i64) {
+        let var = |i: u32| Var::from_index((self.base + i) as usize).positive();
+        let (mut a, mut b) = (0u32, self.n);
+        while a < b {
+            let mid = (a + b) / 2;
+            if values.lit(var(mid)) == Some(false) {
+                a = mid + 1;
+            } else {
+                b = mid;
+            }
+        }
+        let (mut c, mut d) = (a, self.n);
+        while c < d {
+            let mid = (c + d) / 2;
+            if values.lit(var(mid)) == Some(true) {
+                d = mid;
+            } else {
+                c = mid + 1;
+            }
+        }
+        (self.lo + a as i64, self.lo + c as i64)
     }
 }
 
@@ -142,9 +170,7 @@ impl Disjunctive {
         self.groups.is_empty()
     }
 
-    /// The group's selected nodes and their windows: `est` from the false
-    /// prefix of the order literals, `lst` from the first true one (the
-    /// literals are monotone at a fixpoint: `s <= t` implies `s <= t + 1`).
+    /// The group's selected nodes and their windows (`Task::window`).
     fn load(&mut self, g: usize, values: &Values) {
         self.idx.clear();
         self.est.clear();
@@ -156,28 +182,7 @@ impl Disjunctive {
             {
                 continue;
             }
-            let var = |i: u32| Var::from_index((t.base + i) as usize).positive();
-            // First index not false, first index true.
-            let (mut a, mut b) = (0u32, t.n);
-            while a < b {
-                let mid = (a + b) / 2;
-                if values.lit(var(mid)) == Some(false) {
-                    a = mid + 1;
-                } else {
-                    b = mid;
-                }
-            }
-            let est = t.lo + a as i64;
-            let (mut c, mut d) = (a, t.n);
-            while c < d {
-                let mid = (c + d) / 2;
-                if values.lit(var(mid)) == Some(true) {
-                    d = mid;
-                } else {
-                    c = mid + 1;
-                }
-            }
-            let lst = t.lo + c as i64;
+            let (est, lst) = t.window(values);
             self.idx.push(k);
             self.est.push(est);
             self.lct.push(lst + t.dur);
@@ -408,7 +413,12 @@ mod tests {
 
     use crate::import::read_jsp;
     use crate::instance::{Instance, parse_reader};
-    use crate::sat::encode::{Answer, Encoder};
+    use crate::sat::encode::{Answer, Encoder, Lazy};
+
+    const EF_ONLY: Lazy = Lazy {
+        edge_finding: true,
+        holds: false,
+    };
     use crate::sat::model::{Model, candidates};
 
     fn far() -> Instant {
@@ -447,13 +457,13 @@ GetInferenceScheResult([],[[1,1,1],[2,2,1],[3,3,1]])"
         let m = model(&inst);
         assert_eq!(m.g, 1);
         let mut enc = Encoder::new(&m, 20);
-        assert!(enc.use_edge_finding());
+        assert!(enc.use_propagators(EF_ONLY).edge_finding);
         let r = enc.decide(8, &[], far());
         assert!(matches!(r, Answer::Unsat), "{r:?}");
         assert!(enc.stats.ef_conflicts > 0, "no overload found");
         // A fresh encoder: the overload clause learned at 8 would place C.
         let mut enc = Encoder::new(&m, 20);
-        assert!(enc.use_edge_finding());
+        assert!(enc.use_propagators(EF_ONLY).edge_finding);
         let before = enc.stats.ef_bounds;
         let Answer::Sat(d) = enc.decide(9, &[], far()) else {
             panic!("9 is feasible")
@@ -489,7 +499,7 @@ GetInferenceScheResult([],[[1,1,1],[2,2,1],[3,3,1]])"
         let verdict = |m: &Model, tmax: u64, t: i64, ef: bool, fired: &mut u64| {
             let mut enc = Encoder::new(m, tmax);
             if ef {
-                enc.use_edge_finding();
+                enc.use_propagators(EF_ONLY);
             }
             let r = match enc.decide(t, &[], far()) {
                 Answer::Sat(d) => Some(d.makespan(m) as i64 <= t),

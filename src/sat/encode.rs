@@ -206,6 +206,41 @@ pub enum Answer {
     OverBudget,
 }
 
+/// Which of the propagators (clauses learned during the search) an
+/// encoding uses (`Encoder::use_propagators`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lazy {
+    /// Overload and edge finding on one-core types (sat/disjunctive.rs).
+    pub edge_finding: bool,
+    /// Memory timetabling under the release rule (sat/holds.rs).
+    pub holds: bool,
+}
+
+impl Lazy {
+    pub const ALL: Lazy = Lazy {
+        edge_finding: true,
+        holds: true,
+    };
+    pub const NONE: Lazy = Lazy {
+        edge_finding: false,
+        holds: false,
+    };
+}
+
+/// Several propagators asked in turn at each fixpoint. Each is asked every
+/// time, so each sees which variables changed (a propagator that found a
+/// conflict first may see its clause kept and a later one's dropped; later
+/// ones keep such types to look at again).
+struct Chain(Vec<Box<dyn varisat::external::ExternalPropagator>>);
+
+impl varisat::external::ExternalPropagator for Chain {
+    fn propagate(&mut self, values: &varisat::external::Values, out: &mut Vec<Vec<Lit>>) {
+        for p in &mut self.0 {
+            p.propagate(values, out);
+        }
+    }
+}
+
 /// Counters for notes.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Stats {
@@ -220,6 +255,10 @@ pub struct Stats {
     /// overloads (conflicts) and raised start bounds.
     pub ef_conflicts: u64,
     pub ef_bounds: u64,
+    /// Clauses learned from the memory timetable (sat/holds.rs): overflows
+    /// (conflicts) and narrowed windows.
+    pub hold_conflicts: u64,
+    pub hold_bounds: u64,
 }
 
 /// What the encoding may use while it is built: a memory budget (estimated
@@ -354,6 +393,8 @@ pub struct Encoder<'m, 'a> {
     pub pairs: Vec<(u32, u32, Lit)>,
     /// The edge-finding propagator's clause counts, once installed.
     edge_finding: Option<Rc<Cell<[u64; 2]>>>,
+    /// The memory timetable propagator's clause counts, once installed.
+    holds: Option<Rc<Cell<[u64; 2]>>>,
 }
 
 /// Estimated bytes of the encoding for `tmax` over `pts` (`bytes_for` of the
@@ -484,6 +525,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
             windows: None,
             pairs: Vec::new(),
             edge_finding: None,
+            holds: None,
         };
         e.check_limits();
         e.build();
@@ -1059,44 +1101,123 @@ impl<'m, 'a> Encoder<'m, 'a> {
         self.window_clauses(self.tmax, L::T);
     }
 
-    /// From now on, the solver learns overload and edge-finding clauses on
-    /// one-core types during its search (sat/disjunctive.rs, models/sat.md
-    /// §3.9). Only over every instant (event points would need bounds
-    /// rounded to points) and not under `--certify` (those clauses are not
-    /// in the certified CNF). Returns whether a type qualified.
-    pub fn use_edge_finding(&mut self) -> bool {
-        use super::disjunctive::{Disjunctive, Task};
-        if !self.pts.is_every() {
-            return false;
-        }
-        let task = |v: u32| {
-            let x = self.start[v as usize];
-            let sel = match self.node_sel(v) {
-                L::T => None,
-                L::F => return None,
-                L::Lit(l) => Some(l),
-            };
-            Some(Task {
-                base: x.base,
-                lo: x.lo,
-                n: (x.ihi - x.ilo) as u32,
-                dur: self.m.nodes[v as usize].dur as i64,
-                sel,
-            })
+    /// The node's start as the propagators read it (`None`: never selected).
+    fn task(&self, v: u32) -> Option<super::disjunctive::Task> {
+        let x = self.start[v as usize];
+        let sel = match self.node_sel(v) {
+            L::T => None,
+            L::F => return None,
+            L::Lit(l) => Some(l),
         };
-        let groups = self.m.one_core_groups();
-        let prop = Disjunctive::new(
-            groups
-                .into_iter()
-                .map(|list| list.into_iter().filter_map(task).collect())
-                .collect(),
-        );
-        if prop.is_empty() {
-            return false;
+        Some(super::disjunctive::Task {
+            base: x.base,
+            lo: x.lo,
+            n: (x.ihi - x.ilo) as u32,
+            dur: self.m.nodes[v as usize].dur as i64,
+            sel,
+        })
+    }
+
+    /// From now on, the solver learns clauses during its search from the
+    /// propagators `want` names: overload and edge finding on one-core types
+    /// (sat/disjunctive.rs, models/sat.md §3.9), memory timetabling under
+    /// the release rule (sat/holds.rs, §3.10). Only over every instant
+    /// (event points would need bounds rounded to points) and not under
+    /// `--certify` (those clauses are not in the certified CNF). Returns the
+    /// ones installed (those with something to look at).
+    pub fn use_propagators(&mut self, want: Lazy) -> Lazy {
+        use super::disjunctive::Disjunctive;
+        use super::holds::{Holder, Holds, Resource};
+        let mut got = Lazy::NONE;
+        if !self.pts.is_every() {
+            return got;
         }
-        self.edge_finding = Some(prop.counts.clone());
-        self.solver.set_propagator(prop);
-        true
+        let mut chain: Vec<Box<dyn varisat::external::ExternalPropagator>> = vec![];
+        if want.edge_finding {
+            let groups = self.m.one_core_groups();
+            let prop = Disjunctive::new(
+                groups
+                    .into_iter()
+                    .map(|list| list.into_iter().filter_map(|v| self.task(v)).collect())
+                    .collect(),
+            );
+            if !prop.is_empty() {
+                self.edge_finding = Some(prop.counts.clone());
+                got.edge_finding = true;
+                chain.push(Box::new(prop));
+            }
+        }
+        if want.holds {
+            let m = self.m;
+            let mut types = vec![];
+            for &mt in &self.mem_types {
+                let nodes: Vec<u32> = (0..m.nodes.len() as u32)
+                    .filter(|&v| m.demand(v, mt) > 0 && self.node_sel(v) != L::F)
+                    .collect();
+                let mut index = std::collections::HashMap::new();
+                for (k, &v) in nodes.iter().enumerate() {
+                    index.insert(v, k as u32);
+                }
+                let holders = nodes
+                    .iter()
+                    .filter_map(|&v| {
+                        let mut succs = vec![];
+                        self.for_each_mem_succ(v, mt, |y, ys| {
+                            let sel = match ys {
+                                L::F => return,
+                                L::T => None,
+                                L::Lit(l) => Some(l),
+                            };
+                            if let Some(&k) = index.get(&y) {
+                                succs.push((k, sel));
+                            }
+                        });
+                        Some(Holder {
+                            start: self.task(v)?,
+                            demand: m.demand(v, mt),
+                            succs,
+                        })
+                    })
+                    .collect();
+                types.push(Resource {
+                    size: m.inst.platform.mems[mt as usize].size,
+                    holders,
+                });
+            }
+            // Core types with several cores: a node holds one core while it
+            // runs.
+            for (c, ct) in m.inst.platform.cores.iter().enumerate() {
+                if ct.count <= 1 {
+                    continue;
+                }
+                let holders = (0..m.nodes.len() as u32)
+                    .filter(|&v| {
+                        m.nodes[v as usize].core as usize == c && m.nodes[v as usize].dur > 0
+                    })
+                    .filter_map(|v| {
+                        Some(Holder {
+                            start: self.task(v)?,
+                            demand: 1,
+                            succs: vec![],
+                        })
+                    })
+                    .collect();
+                types.push(Resource {
+                    size: u64::from(ct.count),
+                    holders,
+                });
+            }
+            let prop = Holds::new(types);
+            if !prop.is_empty() {
+                self.holds = Some(prop.counts.clone());
+                got.holds = true;
+                chain.push(Box::new(prop));
+            }
+        }
+        if !chain.is_empty() {
+            self.solver.set_propagator(Chain(chain));
+        }
+        got
     }
 
     /// The horizon's windows again, shaved for up to `share` (as units).
@@ -1216,6 +1337,9 @@ impl<'m, 'a> Encoder<'m, 'a> {
             let r = self.solver.solve();
             if let Some(c) = &self.edge_finding {
                 [self.stats.ef_conflicts, self.stats.ef_bounds] = c.get();
+            }
+            if let Some(c) = &self.holds {
+                [self.stats.hold_conflicts, self.stats.hold_bounds] = c.get();
             }
             match r {
                 Err(SolverError::Interrupted) => return Answer::Interrupted,

@@ -9,6 +9,7 @@ pub mod choices;
 pub mod context;
 pub mod disjunctive;
 pub mod encode;
+pub mod holds;
 pub mod lns;
 pub mod lns_windows;
 pub mod model;
@@ -139,7 +140,7 @@ fn encode_within<'m, 'a>(
         cancel: deadline.cancel.clone(),
     };
     let mut enc = Encoder::build_within(m, tmax, pts, limits).ok()?;
-    enc.use_edge_finding();
+    enc.use_propagators(encode::Lazy::ALL);
     Some(enc)
 }
 
@@ -409,11 +410,13 @@ impl Descent {
             ));
         }
         res.note(format!(
-            "search: {} solver calls, {} makespans refuted by the window net, {} edge-finding clauses ({} overloads), {} core cuts, {} memory cuts, {} models tightened by forward-backward{}{}",
+            "search: {} solver calls, {} makespans refuted by the window net, {} edge-finding clauses ({} overloads), {} timetable clauses ({} overflows), {} core cuts, {} memory cuts, {} models tightened by forward-backward{}{}",
             st.solves,
             st.window_refutations,
             st.ef_conflicts + st.ef_bounds,
             st.ef_conflicts,
+            st.hold_conflicts + st.hold_bounds,
+            st.hold_conflicts,
             st.core_cuts,
             st.mem_cuts,
             self.polished,
@@ -1232,7 +1235,7 @@ pub fn search_certified(
             enc.use_windows(wn);
         }
         if certify.is_none() {
-            enc.use_edge_finding();
+            enc.use_propagators(encode::Lazy::ALL);
         }
     };
     with_windows(&mut enc);

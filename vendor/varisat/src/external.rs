@@ -27,6 +27,8 @@ pub struct Values<'x> {
     assignment: &'x Assignment,
     /// Assignments made since the propagator last looked (`None`: unknown).
     changed: Option<&'x [Lit]>,
+    /// Assignments it saw that a backtrack undid since.
+    undone: &'x [Lit],
 }
 
 impl<'x> Values<'x> {
@@ -53,6 +55,27 @@ impl<'x> Values<'x> {
             return false;
         };
         for &lit in lits {
+            if let Some(user) = self
+                .variables
+                .global_from_solver()
+                .get(lit.var())
+                .and_then(|g| self.variables.user_from_global().get(g))
+            {
+                f(user);
+            }
+        }
+        true
+    }
+
+    /// Calls `f` with each user variable that was assigned when the
+    /// propagator last looked and that a backtrack has unassigned since
+    /// (some may be assigned again: `changed` reports those too). Returns
+    /// false, calling nothing, when `changed` does.
+    pub fn undone(&self, mut f: impl FnMut(Var)) -> bool {
+        if self.changed.is_none() {
+            return false;
+        }
+        for &lit in self.undone {
             if let Some(user) = self
                 .variables
                 .global_from_solver()
@@ -115,11 +138,13 @@ pub fn external_step(
             variables: ctx.part(VariablesP),
             assignment: ctx.part(AssignmentP),
             changed: trail.low_water.map(|w| &trail.trail()[w.min(len)..]),
+            undone: &trail.undone,
         };
         prop.propagate(&values, out);
     }
     let trail = ctx.part_mut(TrailP);
     trail.low_water = Some(trail.trail().len());
+    trail.undone.clear();
     let mut result = External::Nothing;
     let mut lits: Vec<Lit> = vec![];
     'clauses: for user_clause in out.iter() {

@@ -92,6 +92,9 @@ pub struct Trail {
     /// tmin's patch: the shortest the trail has been since the external
     /// propagator last looked (`None`: cleared since, see `clear`).
     pub(crate) low_water: Option<usize>,
+    /// tmin's patch: the literals the propagator saw assigned (below the
+    /// low-water mark) that a backtrack has unassigned since its last look.
+    pub(crate) undone: Vec<Lit>,
 }
 
 impl Trail {
@@ -128,6 +131,7 @@ impl Trail {
         self.units_removed += self.trail.len();
         self.trail.clear();
         self.low_water = None;
+        self.undone.clear();
         self.queue_head_pos = 0;
     }
 
@@ -198,6 +202,15 @@ pub fn backtrack(
     }
 
     let new_trail_len = trail.decisions[level] as usize;
+    if let Some(w) = trail.low_water {
+        // Those the propagator saw: below its mark (each is reported once:
+        // the mark drops below it).
+        let seen_end = w.min(trail.trail.len());
+        if new_trail_len < seen_end {
+            let Trail { trail: t, undone, .. } = &mut *trail;
+            undone.extend_from_slice(&t[new_trail_len..seen_end]);
+        }
+    }
     trail.low_water = trail.low_water.map(|w| w.min(new_trail_len));
 
     trail.queue_head_pos = new_trail_len;
