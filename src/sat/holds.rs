@@ -73,9 +73,14 @@ struct Read {
 
 pub struct Holds {
     types: Vec<Resource>,
-    /// Per variable: the holders whose window or selector it is, as (type,
-    /// holder).
-    readers: Vec<Vec<(u32, u32)>>,
+    /// The holders that read each variable, as (type, holder): for order
+    /// literals, by ranges `(base, n, first)` sorted by base (a node's
+    /// range, read by `at[first..]` up to the next range's first); for
+    /// selectors, by variable. Compact: a list per variable would cost an
+    /// allocation for each of millions of order literals.
+    ranges: Vec<(u32, u32, u32)>,
+    at: Vec<(u32, u32)>,
+    sel_readers: std::collections::HashMap<u32, Vec<(u32, u32)>>,
     dirty: Vec<bool>,
     /// Per type and holder: what was read at the last look, and whether a
     /// variable it rests on changed since (assigned or undone).
@@ -114,23 +119,31 @@ impl Holds {
                 t.holders.len() > 1 && total > u128::from(t.size)
             })
             .collect();
-        let mut readers: Vec<Vec<(u32, u32)>> = vec![];
-        let mut mark = |v: usize, at: (u32, u32)| {
-            if readers.len() <= v {
-                readers.resize(v + 1, vec![]);
-            }
-            readers[v].push(at);
-        };
+        // Each node's order literals: one range, read by the holders of
+        // every type the node is in.
+        let mut by_base: std::collections::BTreeMap<u32, (u32, Vec<(u32, u32)>)> =
+            Default::default();
+        let mut sel_readers: std::collections::HashMap<u32, Vec<(u32, u32)>> = Default::default();
         for (g, t) in types.iter().enumerate() {
             for (k, h) in t.holders.iter().enumerate() {
                 let at = (g as u32, k as u32);
-                for i in 0..h.start.n {
-                    mark((h.start.base + i) as usize, at);
+                if h.start.n > 0 {
+                    by_base
+                        .entry(h.start.base)
+                        .or_insert((h.start.n, vec![]))
+                        .1
+                        .push(at);
                 }
                 if let Some(s) = h.start.sel {
-                    mark(s.index(), at);
+                    sel_readers.entry(s.index() as u32).or_default().push(at);
                 }
             }
+        }
+        let mut ranges = Vec::with_capacity(by_base.len());
+        let mut at = vec![];
+        for (base, (n, list)) in by_base {
+            ranges.push((base, n, at.len() as u32));
+            at.extend(list);
         }
         let preds = types
             .iter()
@@ -163,7 +176,9 @@ impl Holds {
             steps: vec![vec![]; types.len()],
             full: vec![true; types.len()],
             types,
-            readers,
+            ranges,
+            at,
+            sel_readers,
             affected: vec![],
             affected_list: vec![],
             events: vec![],
@@ -508,20 +523,35 @@ fn push_le(t: &Task, at: i64, out: &mut Vec<Lit>) {
 impl ExternalPropagator for Holds {
     fn propagate(&mut self, values: &Values, out: &mut Vec<Vec<Lit>>) {
         let Holds {
-            readers,
+            ranges,
+            at,
+            sel_readers,
             stale,
             stale_list,
             dirty,
             ..
         } = self;
-        let mut touch = |v: varisat::Var| {
-            if let Some(list) = readers.get(v.index()) {
-                for &(g, k) in list {
-                    if !std::mem::replace(&mut stale[g as usize][k as usize], true) {
-                        stale_list[g as usize].push(k);
-                    }
-                    dirty[g as usize] = true;
+        let mut mark = |list: &[(u32, u32)]| {
+            for &(g, k) in list {
+                if !std::mem::replace(&mut stale[g as usize][k as usize], true) {
+                    stale_list[g as usize].push(k);
                 }
+                dirty[g as usize] = true;
+            }
+        };
+        let mut touch = |v: varisat::Var| {
+            let v = v.index() as u32;
+            let i = ranges.partition_point(|r| r.0 <= v);
+            if i > 0 {
+                let (base, n, first) = ranges[i - 1];
+                if v < base + n {
+                    let end = ranges.get(i).map_or(at.len(), |r| r.2 as usize);
+                    mark(&at[first as usize..end]);
+                    return;
+                }
+            }
+            if let Some(list) = sel_readers.get(&v) {
+                mark(list);
             }
         };
         let known = values.changed(&mut touch) && values.undone(&mut touch);
