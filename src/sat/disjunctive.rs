@@ -15,14 +15,22 @@ use std::rc::Rc;
 
 use varisat::external::{ExternalPropagator, Values};
 
+use crate::prep::theta::ThetaLambda;
 use crate::prep::windows::{EdgeFinding, Found};
 use varisat::{Lit, Var};
 
-/// Types with more candidate nodes are left to the pair clauses: the rules
-/// cost `O(n^2 log n)` each time a type changed, which on the memory-tight
-/// generated instances' one-tiling encodings (about 60 nodes a type) cost
-/// more than the clauses gained (models/sat.md §3.9).
-pub const MAX_TASKS: usize = 32;
+/// Types with more candidate nodes are left to the pair clauses
+/// (models/sat.md §3.9: the memory-tight set's one-tiling encodings have
+/// about 60 nodes a type, its encodings over every candidate 150 and more).
+pub const MAX_TASKS: usize = 128;
+
+/// Types of at most this many selected nodes get the sweep
+/// (`prep::windows::EdgeFinding`, `O(n^2 log n)`), larger ones the Θ-Λ tree
+/// (`prep::theta`, `O(n log n)`). The sweep's raises rest on smaller sets
+/// (the first `l` that gives a task's best raise; the tree's, the last):
+/// on the memory-tight set at 20 s the sweep up to 64 proved hard-o25-s3 in
+/// 2.5 s where the tree above 32 took 8.8-9.1 s.
+const SWEEP_TASKS: usize = 64;
 
 const NONE: u32 = u32::MAX;
 const SHARED: u32 = u32::MAX - 1;
@@ -105,6 +113,7 @@ pub struct Disjunctive {
     dur: Vec<i64>,
     all: Vec<u32>,
     ef: EdgeFinding,
+    tree: ThetaLambda,
     /// Per loaded task: its strongest raise.
     best: Vec<Option<Found>>,
     /// Clauses found: conflicts and bounds (shared with the encoder's stats).
@@ -161,6 +170,7 @@ impl Disjunctive {
             dur: vec![],
             all: vec![],
             ef: EdgeFinding::default(),
+            tree: ThetaLambda::default(),
             best: vec![],
             counts: Rc::new(Cell::new([0; 2])),
         }
@@ -198,6 +208,7 @@ impl Disjunctive {
     fn sweep(&mut self) -> Option<Vec<Fact>> {
         let Disjunctive {
             ef,
+            tree,
             all,
             est,
             lct,
@@ -211,7 +222,7 @@ impl Disjunctive {
         best.clear();
         best.resize(n, None);
         let mut overload = None;
-        ef.run(all, dur, est, lct, true, |f| match f {
+        let take = |f: Found| match f {
             Found::Overload { l, a } => overload = Some((l, a)),
             Found::Raise { k, ect, .. } => {
                 let b = &mut best[k as usize];
@@ -223,7 +234,15 @@ impl Disjunctive {
                     *b = Some(f);
                 }
             }
-        });
+        };
+        // The sweep on small types (it reports every `l`'s raise, the tree
+        // one per task: measured on the job shops with the sweep); the tree
+        // on larger ones, where the sweep's `O(n^2 log n)` costs too much.
+        if n <= SWEEP_TASKS {
+            ef.run(all, dur, est, lct, true, take);
+        } else {
+            tree.run(all, dur, est, lct, take);
+        }
         let (l, a) = overload?;
         let mut facts = vec![];
         for t in 0..n {
@@ -561,5 +580,48 @@ GetInferenceScheResult([],[[1,1,1],[2,2,1],[3,3,1]])"
             fired > on_job_shops,
             "edge finding never fired on the generated instances"
         );
+    }
+
+    /// A two-machine flow shop of 70 jobs (more than `SWEEP_TASKS` on each
+    /// machine: the Θ-Λ tree's path): Johnson's rule gives the optimum, the
+    /// propagator proves nothing shorter exists, and the optimum is found.
+    #[test]
+    fn edge_finding_on_a_large_type_proves_the_flow_shop_optimum() {
+        let mut rng = crate::rng::SplitMix64::new(3);
+        let jobs: Vec<(i64, i64)> = (0..70)
+            .map(|_| (1 + rng.below(9) as i64, 1 + rng.below(9) as i64))
+            .collect();
+        let mut text = String::from("SetSocInfo([[0,1],[1,1]],[])\n");
+        for (j, &(a, b)) in jobs.iter().enumerate() {
+            text += &format!(
+                "AddOpInfo({},1,0,[[1,2]],[[1,0,{a}],[2,1,{b}]],[])\n",
+                j + 1
+            );
+        }
+        let ops: Vec<String> = (1..=jobs.len()).map(|j| format!("[{j},{j},1]")).collect();
+        text += &format!("GetInferenceScheResult([],[{}])", ops.join(","));
+        // Johnson: jobs with a <= b first by a, then the others by b descending.
+        let mut order: Vec<(i64, i64)> = jobs.clone();
+        order.sort_by_key(|&(a, b)| if a <= b { (0, a) } else { (1, -b) });
+        let (mut t1, mut t2) = (0, 0);
+        for (a, b) in order {
+            t1 += a;
+            t2 = t2.max(t1) + b;
+        }
+        let inst = parse_reader(text.as_bytes(), "f2").unwrap();
+        let m = model(&inst);
+        assert!(
+            m.one_core_groups()
+                .iter()
+                .all(|g| g.len() > super::SWEEP_TASKS)
+        );
+        let mut enc = Encoder::new(&m, t2 as u64 + 10);
+        assert!(enc.use_propagators(EF_ONLY).edge_finding);
+        assert!(matches!(enc.decide(t2 - 1, &[], far()), Answer::Unsat));
+        let Answer::Sat(d) = enc.decide(t2, &[], far()) else {
+            panic!("Johnson's makespan {t2} is feasible")
+        };
+        assert_eq!(d.makespan(&m) as i64, t2);
+        assert!(enc.stats.ef_conflicts + enc.stats.ef_bounds > 0);
     }
 }
