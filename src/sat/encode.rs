@@ -212,7 +212,8 @@ pub enum Answer {
 pub struct Lazy {
     /// Overload and edge finding on one-core types (sat/disjunctive.rs).
     pub edge_finding: bool,
-    /// Memory timetabling under the release rule (sat/holds.rs).
+    /// Timetabling of memory (under the release rule) and of core types
+    /// with several cores (sat/holds.rs).
     pub holds: bool,
 }
 
@@ -1118,6 +1119,72 @@ impl<'m, 'a> Encoder<'m, 'a> {
         })
     }
 
+    /// What the timetable propagator reads (sat/holds.rs): per memory type,
+    /// the nodes demanding it with their successors demanding it (the
+    /// release rule); per core type with several cores, its nodes of
+    /// positive duration, each holding one core while it runs.
+    fn hold_resources(&self) -> Vec<super::holds::Resource> {
+        use super::holds::{Holder, Resource};
+        let m = self.m;
+        let mut types = vec![];
+        for &mt in &self.mem_types {
+            let nodes: Vec<(u32, super::disjunctive::Task)> = (0..m.nodes.len() as u32)
+                .filter(|&v| m.demand(v, mt) > 0)
+                .filter_map(|v| Some((v, self.task(v)?)))
+                .collect();
+            let index: std::collections::HashMap<u32, u32> = nodes
+                .iter()
+                .enumerate()
+                .map(|(k, &(v, _))| (v, k as u32))
+                .collect();
+            let holders = nodes
+                .into_iter()
+                .map(|(v, start)| {
+                    let mut succs = vec![];
+                    self.for_each_mem_succ(v, mt, |y, ys| {
+                        let sel = match ys {
+                            L::F => return,
+                            L::T => None,
+                            L::Lit(l) => Some(l),
+                        };
+                        if let Some(&k) = index.get(&y) {
+                            succs.push((k, sel));
+                        }
+                    });
+                    Holder {
+                        start,
+                        demand: m.demand(v, mt),
+                        succs,
+                    }
+                })
+                .collect();
+            types.push(Resource {
+                size: m.inst.platform.mems[mt as usize].size,
+                holders,
+            });
+        }
+        for (c, ct) in m.inst.platform.cores.iter().enumerate() {
+            if ct.count <= 1 {
+                continue;
+            }
+            let holders = (0..m.nodes.len() as u32)
+                .filter(|&v| m.nodes[v as usize].core as usize == c && m.nodes[v as usize].dur > 0)
+                .filter_map(|v| {
+                    Some(Holder {
+                        start: self.task(v)?,
+                        demand: 1,
+                        succs: vec![],
+                    })
+                })
+                .collect();
+            types.push(Resource {
+                size: u64::from(ct.count),
+                holders,
+            });
+        }
+        types
+    }
+
     /// From now on, the solver learns clauses during its search from the
     /// propagators `want` names: overload and edge finding on one-core types
     /// (sat/disjunctive.rs, models/sat.md §3.9), memory timetabling under
@@ -1127,7 +1194,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
     /// ones installed (those with something to look at).
     pub fn use_propagators(&mut self, want: Lazy) -> Lazy {
         use super::disjunctive::Disjunctive;
-        use super::holds::{Holder, Holds, Resource};
+        use super::holds::Holds;
         let mut got = Lazy::NONE;
         if !self.pts.is_every() {
             return got;
@@ -1148,65 +1215,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
             }
         }
         if want.holds {
-            let m = self.m;
-            let mut types = vec![];
-            for &mt in &self.mem_types {
-                let nodes: Vec<u32> = (0..m.nodes.len() as u32)
-                    .filter(|&v| m.demand(v, mt) > 0 && self.node_sel(v) != L::F)
-                    .collect();
-                let mut index = std::collections::HashMap::new();
-                for (k, &v) in nodes.iter().enumerate() {
-                    index.insert(v, k as u32);
-                }
-                let holders = nodes
-                    .iter()
-                    .filter_map(|&v| {
-                        let mut succs = vec![];
-                        self.for_each_mem_succ(v, mt, |y, ys| {
-                            let sel = match ys {
-                                L::F => return,
-                                L::T => None,
-                                L::Lit(l) => Some(l),
-                            };
-                            if let Some(&k) = index.get(&y) {
-                                succs.push((k, sel));
-                            }
-                        });
-                        Some(Holder {
-                            start: self.task(v)?,
-                            demand: m.demand(v, mt),
-                            succs,
-                        })
-                    })
-                    .collect();
-                types.push(Resource {
-                    size: m.inst.platform.mems[mt as usize].size,
-                    holders,
-                });
-            }
-            // Core types with several cores: a node holds one core while it
-            // runs.
-            for (c, ct) in m.inst.platform.cores.iter().enumerate() {
-                if ct.count <= 1 {
-                    continue;
-                }
-                let holders = (0..m.nodes.len() as u32)
-                    .filter(|&v| {
-                        m.nodes[v as usize].core as usize == c && m.nodes[v as usize].dur > 0
-                    })
-                    .filter_map(|v| {
-                        Some(Holder {
-                            start: self.task(v)?,
-                            demand: 1,
-                            succs: vec![],
-                        })
-                    })
-                    .collect();
-                types.push(Resource {
-                    size: u64::from(ct.count),
-                    holders,
-                });
-            }
+            let types = self.hold_resources();
             let prop = Holds::new(types);
             if !prop.is_empty() {
                 self.holds = Some(prop.counts.clone());
