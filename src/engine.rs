@@ -337,7 +337,7 @@ pub fn incumbent(ctx: &Context, share: IncumbentShare) -> SolveResult {
     r.note_as(NoteKind::Incumbent, msg);
     // The core orders first: a better incumbent caps the window net's
     // search, and often settles the instance with the bound it had.
-    let r = sequence_search(ctx, r, Effort::QUICK);
+    let (r, _) = sequence_search(ctx, r, Effort::QUICK);
     let mut r = window_bound(ctx, r);
     if r.status == Status::Optimal {
         r.note("the incumbent meets the lower bound: done");
@@ -373,16 +373,29 @@ fn window_bound(ctx: &Context, mut r: SolveResult) -> SolveResult {
 /// The incumbent's core orders improved by tabu search (local.rs) on the
 /// share of the time `effort` gives (the incumbent step: a twentieth, 3 s at
 /// most); the search gives up earlier when `effort` runs out without a new
-/// best.
-pub fn sequence_search(ctx: &Context, r: SolveResult, effort: Effort) -> SolveResult {
+/// best. Returns the result and whether the search stopped well before its
+/// share (a tenth or more of it left): it gave up, having searched around
+/// the schedule it hands over.
+pub fn sequence_search(ctx: &Context, r: SolveResult, effort: Effort) -> (SolveResult, bool) {
+    let t = Instant::now();
+    let share = effort.budget(ctx.deadline.remaining());
+    let r = improve_orders(ctx, r, effort, t, share);
+    (r, t.elapsed() < share.mul_f64(0.9))
+}
+
+fn improve_orders(
+    ctx: &Context,
+    r: SolveResult,
+    effort: Effort,
+    t: Instant,
+    share: std::time::Duration,
+) -> SolveResult {
     let Some(s) = r.schedule.as_ref() else {
         return r;
     };
     if r.status.is_settled() {
         return r;
     }
-    let t = Instant::now();
-    let share = effort.budget(ctx.deadline.remaining());
     let seed = ctx.opts.seed.wrapping_add(effort.give_up_after as u64);
     let Some(better) = crate::local::improve(ctx.inst, s, r.lower_bound, t + share, seed, effort)
     else {
