@@ -59,9 +59,7 @@ impl Task {
             Ok(Var::from_index((self.base as i64 + t - self.lo) as usize).positive())
         }
     }
-}
 
-impl Task {
     /// The start window read off the order literals: `est` from the false
     /// prefix, `lst` from the first true one (binary search: the literals
     /// are monotone at a fixpoint, `s <= t` implies `s <= t + 1`).

@@ -437,7 +437,7 @@ impl Holds {
                 }
                 tail
             };
-            // Outside its own compulsory part `[lst, comp_end)` z is not in
+            // Outside its own compulsory part (`comp`) z is not in
             // the profile. Started at est, z holds until its run ends and
             // each selected successor starts: a later start if that
             // overflows before lst.
