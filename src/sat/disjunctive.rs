@@ -431,22 +431,19 @@ mod tests {
     use crate::import::read_jsp;
     use crate::instance::{Instance, parse_reader};
     use crate::sat::encode::{Answer, Encoder, Lazy};
+    use crate::sat::model::{Model, candidates_of_every_op};
 
     const EF_ONLY: Lazy = Lazy {
         edge_finding: true,
         holds: false,
     };
-    use crate::sat::model::{Model, candidates};
 
     fn far() -> Instant {
         Instant::now() + Duration::from_secs(60)
     }
 
     fn model(inst: &Instance) -> Model<'_> {
-        let cand: Vec<Vec<u32>> = (0..inst.graph.n_ops() as u32)
-            .map(|o| candidates(inst, o))
-            .collect();
-        Model::new(inst, &cand)
+        Model::new(inst, &candidates_of_every_op(inst))
     }
 
     /// Core 0 runs A, B and C, 3 long each; A and B each have a 2-long

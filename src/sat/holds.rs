@@ -237,15 +237,7 @@ impl Holds {
             let r = read[k];
             let mut end = r.lst;
             if r.sel == Some(true) {
-                // A successor's selector is its own (or, within the tiling,
-                // this node's): read with it.
-                end = end.max(r.est + h.start.dur);
-                for &(y, _) in &h.succs {
-                    let ry = read[y as usize];
-                    if ry.sel == Some(true) {
-                        end = end.max(ry.est);
-                    }
-                }
+                end = end.max(least_release(h, read, k));
             }
             let old = self.comp[g][k];
             if old != (r.lst, end) {
@@ -310,25 +302,43 @@ impl Holds {
     }
 
     /// Appends to `out` the literals of "node `k` holds at `t`", negated, as
-    /// its compulsory part shows it (`k` is selected and `t` lies in it).
+    /// its least hold from `est` shows it (`k` is selected, `t` lies at or
+    /// after its `est` and before its least release): it runs at `t`, or
+    /// waits for a selected successor whose `est` is past `t`.
     fn explain_hold(&self, g: usize, k: usize, t: i64, out: &mut Vec<Lit>) {
         let h = &self.types[g].holders[k];
         let read = &self.read[g];
-        let r = read[k];
-        push_not_started_by(h, t, out);
-        if t < r.est + h.start.dur {
-            // Runs: s > t - p.
-            push_le(&h.start, t - h.start.dur, out);
-        } else {
-            let &(y, ysel) = h
-                .succs
+        let waits_for = (t >= read[k].est + h.start.dur).then(|| {
+            *h.succs
                 .iter()
                 .find(|&&(y, _)| read[y as usize].sel == Some(true) && read[y as usize].est > t)
-                .expect("a compulsory part past the run waits for a successor");
-            if let Some(s) = ysel {
-                out.push(!s);
+                .expect("a hold past the run waits for a successor")
+        });
+        self.push_hold(g, k, t, waits_for, out);
+    }
+
+    /// Appends to `out` the negation of "node `k` holds at `t`" as the
+    /// clause writes it: started by `t`, and running at `t` (`waits_for`
+    /// `None`: a start after `t - p`) or waiting for successor `y` (`y`
+    /// selected and started after `t`).
+    fn push_hold(
+        &self,
+        g: usize,
+        k: usize,
+        t: i64,
+        waits_for: Option<(u32, Option<Lit>)>,
+        out: &mut Vec<Lit>,
+    ) {
+        let h = &self.types[g].holders[k];
+        push_not_started_by(h, t, out);
+        match waits_for {
+            None => push_le(&h.start, t - h.start.dur, out),
+            Some((y, ysel)) => {
+                if let Some(s) = ysel {
+                    out.push(!s);
+                }
+                push_le(&self.types[g].holders[y as usize].start, t, out);
             }
-            push_le(&self.types[g].holders[y as usize].start, t, out);
         }
     }
 
@@ -402,71 +412,9 @@ impl Holds {
             if r.sel != Some(true) {
                 continue;
             }
-            // Only where something changed since the last look: z's own
-            // reading (or a successor's), or the profile over the instants
-            // z's hold may cover. The rest was looked at then, and what it
-            // gave is in clauses.
-            if !full && !self.affected[z] {
-                let mut reach = r.lst + h.start.dur;
-                for &(y, _) in &h.succs {
-                    reach = reach.max(read[y as usize].lst);
-                }
-                if reach <= lo || r.est >= hi {
-                    continue;
-                }
-            }
-            let (d, p) = (h.demand, h.start.dur);
-            if d > size {
-                continue; // never selectable; the encoding says so
-            }
-            let limit = size - d;
-            // The reason "z holds at t" as the clause writes it: it runs (a
-            // start after t - p), or it waits for successor y (y selected,
-            // started after t); with "started by t".
-            let reason = |t: i64, y: Option<(u32, Option<Lit>)>| {
-                let mut tail = vec![];
-                push_not_started_by(h, t, &mut tail);
-                match y {
-                    None => push_le(&h.start, t - p, &mut tail),
-                    Some((y, ysel)) => {
-                        if let Some(s) = ysel {
-                            tail.push(!s);
-                        }
-                        push_le(&self.types[g].holders[y as usize].start, t, &mut tail);
-                    }
-                }
-                tail
-            };
-            // Outside its own compulsory part (`comp`) z is not in
-            // the profile. Started at est, z holds until its run ends and
-            // each selected successor starts: a later start if that
-            // overflows before lst.
-            let mut until = r.est + p;
-            for &(y, _) in &h.succs {
-                let ry = read[y as usize];
-                if ry.sel == Some(true) {
-                    until = until.max(ry.est);
-                }
-            }
-            let comp = self.comp[g][z];
-            if let Some(t) = self.over(g, r.est, until.min(r.lst), limit, true) {
-                let tail = if t < r.est + p {
-                    reason(t, None)
-                } else {
-                    let &y = h
-                        .succs
-                        .iter()
-                        .find(|&&(y, _)| {
-                            let ry = read[y as usize];
-                            ry.sel == Some(true) && ry.est > t
-                        })
-                        .expect("a successor that starts after t");
-                    reason(t, Some(y))
-                };
-                found.push(self.cut(g, t, limit, Some(z), &tail));
-            }
-            // Started by lst: past its compulsory part, z must have ended
-            // and released before an overflow.
+            let p = h.start.dur;
+            // Started by lst, z holds at most until its run ends or a
+            // successor that may be selected starts.
             let mut latest = r.lst + p;
             for &(y, _) in &h.succs {
                 let ry = read[y as usize];
@@ -474,17 +422,48 @@ impl Holds {
                     latest = latest.max(ry.lst);
                 }
             }
+            // Only where something changed since the last look: z's own
+            // reading (or a successor's), or the profile over the instants
+            // z's hold may cover (`[est, latest)`, which holds both searches
+            // below). The rest was looked at then, and what it gave is in
+            // clauses.
+            if !full && !self.affected[z] && (latest <= lo || r.est >= hi) {
+                continue;
+            }
+            let d = h.demand;
+            if d > size {
+                continue; // never selectable; the encoding says so
+            }
+            let limit = size - d;
+            // Outside its own compulsory part (`comp`) z is not in the
+            // profile. Started at est, z holds until its least release: a
+            // later start if that overflows before lst.
+            let until = least_release(h, read, z);
+            if let Some(t) = self.over(g, r.est, until.min(r.lst), limit, true) {
+                let mut tail = vec![];
+                self.explain_hold(g, z, t, &mut tail);
+                found.push(self.cut(g, t, limit, Some(z), &tail));
+            }
+            // Started by lst: past its compulsory part, z must have ended
+            // and released before an overflow.
+            let comp = self.comp[g][z];
             let Some(t) = self.over(g, comp.1.max(r.lst), latest, limit, false) else {
                 continue;
             };
+            let mut reasons = vec![];
             if p > 0 && t < r.lst + p {
-                found.push(self.cut(g, t, limit, Some(z), &reason(t, None)));
+                reasons.push(None);
             }
             for &y in &h.succs {
                 let ry = read[y.0 as usize];
                 if ry.sel != Some(false) && ry.lst > t {
-                    found.push(self.cut(g, t, limit, Some(z), &reason(t, Some(y))));
+                    reasons.push(Some(y));
                 }
+            }
+            for waits_for in reasons {
+                let mut tail = vec![];
+                self.push_hold(g, z, t, waits_for, &mut tail);
+                found.push(self.cut(g, t, limit, Some(z), &tail));
             }
         }
         let mut any = false;
@@ -494,6 +473,21 @@ impl Holds {
         self.full[g] = any;
         any
     }
+}
+
+/// The least release of selected holder `k` as read: it runs until `est +
+/// p` at least, and waits for each selected successor until that one's
+/// `est` at least. (A successor's selector is its own, or within the
+/// tiling this node's: read with it.)
+fn least_release(h: &Holder, read: &[Read], k: usize) -> i64 {
+    let mut end = read[k].est + h.start.dur;
+    for &(y, _) in &h.succs {
+        let ry = read[y as usize];
+        if ry.sel == Some(true) {
+            end = end.max(ry.est);
+        }
+    }
+    end
 }
 
 /// `¬sel ∨ ¬(s <= t)`: the negation of "selected and started by `t`".
@@ -583,7 +577,7 @@ mod tests {
 
     use crate::instance::{Instance, parse_reader};
     use crate::sat::encode::{Answer, Encoder, Lazy};
-    use crate::sat::model::{Model, candidates};
+    use crate::sat::model::{Model, candidates_of_every_op};
 
     const HOLDS_ONLY: Lazy = Lazy {
         edge_finding: false,
@@ -595,10 +589,7 @@ mod tests {
     }
 
     fn model(inst: &Instance) -> Model<'_> {
-        let cand: Vec<Vec<u32>> = (0..inst.graph.n_ops() as u32)
-            .map(|o| candidates(inst, o))
-            .collect();
-        Model::new(inst, &cand)
+        Model::new(inst, &candidates_of_every_op(inst))
     }
 
     /// Memory of size 9; `a` (1 long) precedes `b` (1 long) and `e` (3
