@@ -126,32 +126,46 @@ impl Net {
     /// Tightens `w` to a fixpoint of precedence and resource reasoning (or
     /// `MAX_ROUNDS`); `false` when some window empties: no schedule fits.
     pub fn propagate(&self, w: &mut Windows) -> bool {
+        self.propagate_quiet(w, &mut Quiet::default())
+    }
+
+    /// `propagate`, skipping each resource that `quiet` knows to be at its
+    /// own fixpoint on the windows it reads (and recording those it finds):
+    /// a resource's rule is a function of those windows alone, so a run on
+    /// the same ones would move nothing again. The fixpoint reached is the
+    /// one `propagate` reaches, in a fraction of the resource runs where few
+    /// windows move (shaving's probes: one window narrowed, its precedence
+    /// cone moved, most resources untouched).
+    pub fn propagate_quiet(&self, w: &mut Windows, quiet: &mut Quiet) -> bool {
+        let n_res = self.resources.len() + self.cumulative.len();
+        quiet.snaps.resize(n_res, None);
+        let mut scratch = Scratch::default();
         for _ in 0..MAX_ROUNDS {
             self.precedence(w);
             if (0..self.len()).any(|v| w.est[v] + self.dur[v] > w.lct[v]) {
                 return false;
             }
             let mut changed = false;
-            for r in &self.resources {
-                match edge_find(r, &self.dur, &mut w.est, &w.lct) {
-                    None => return false,
-                    Some(c) => changed |= c,
+            for (r, tasks) in self.resources.iter().enumerate() {
+                if quiet.holds(r, tasks.iter().copied(), w) {
+                    continue;
                 }
-                // The mirror image (time reversed) tightens completions.
-                let mut est: Vec<i64> = w.lct.iter().map(|&x| -x).collect();
-                let lct: Vec<i64> = w.est.iter().map(|&x| -x).collect();
-                match edge_find(r, &self.dur, &mut est, &lct) {
+                match scratch.edge_find_both(tasks, &self.dur, w) {
                     None => return false,
-                    Some(c) => changed |= c,
-                }
-                for &v in r {
-                    w.lct[v as usize] = w.lct[v as usize].min(-est[v as usize]);
+                    Some(true) => changed = true,
+                    Some(false) => quiet.record(r, tasks.iter().copied(), w),
                 }
             }
-            for c in &self.cumulative {
+            for (i, c) in self.cumulative.iter().enumerate() {
+                let r = self.resources.len() + i;
+                let reads = || c.tasks.iter().chain(c.handover.iter().flatten()).copied();
+                if quiet.holds(r, reads(), w) {
+                    continue;
+                }
                 match timetable(c, &self.dur, w) {
                     None => return false,
-                    Some(c) => changed |= c,
+                    Some(true) => changed = true,
+                    Some(false) => quiet.record(r, reads(), w),
                 }
             }
             if !changed {
@@ -187,7 +201,10 @@ impl Net {
     /// something moves, at most `rounds` times and until `until`; `false`
     /// proves infeasible.
     pub fn shave(&self, w: &mut Windows, rounds: usize, until: Instant) -> bool {
-        if !self.propagate(w) {
+        // The resources quiet at `w`'s fixpoint: each probe starts from it
+        // and runs again only the resources its narrowing reaches.
+        let mut quiet = Quiet::default();
+        if !self.propagate_quiet(w, &mut quiet) {
             return false;
         }
         let mut tasks: Vec<u32> = self.resources.iter().flatten().copied().collect();
@@ -221,7 +238,7 @@ impl Net {
                         } else {
                             t.lct[v] = lo + k + self.dur[v];
                         }
-                        if self.propagate(&mut t) {
+                        if self.propagate_quiet(&mut t, &mut quiet.clone()) {
                             b = k;
                         } else {
                             a = k + 1;
@@ -234,7 +251,7 @@ impl Net {
                             w.est[v] += a;
                         }
                         moved = true;
-                        if !self.propagate(w) {
+                        if !self.propagate_quiet(w, &mut quiet) {
                             return false;
                         }
                     }
@@ -248,28 +265,102 @@ impl Net {
     }
 }
 
-/// Edge finding and overload on one unary resource, raising earliest starts
-/// (models/bounds.md §7); `None` on overload, else whether some est moved.
-fn edge_find(tasks: &[u32], dur: &[i64], est: &mut [i64], lct: &[i64]) -> Option<bool> {
-    let mut raise: Vec<(u32, i64)> = Vec::new();
-    let full = tasks.len() <= MAX_EDGE_FINDING;
-    let mut sweep = EdgeFinding::default();
-    let fits = sweep.run(tasks, dur, est, lct, full, |f| {
-        if let Found::Raise { k, ect, .. } = f {
-            raise.push((k, ect));
-        }
-    });
-    if !fits {
-        return None;
+/// Which resources of a net are at their own fixpoint
+/// (`Net::propagate_quiet`): per resource (the unary ones, then the
+/// cumulative ones), the windows it reads as they were when its last run
+/// moved nothing; `None` when not known.
+#[derive(Clone, Debug, Default)]
+pub struct Quiet {
+    snaps: Vec<Option<Vec<i64>>>,
+}
+
+impl Quiet {
+    /// Whether resource `r` is known quiet on the windows of `reads` in `w`.
+    fn holds(&self, r: usize, reads: impl Iterator<Item = u32>, w: &Windows) -> bool {
+        let Some(snap) = &self.snaps[r] else {
+            return false;
+        };
+        let mut at = snap.iter();
+        reads
+            .flat_map(|v| [w.est[v as usize], w.lct[v as usize]])
+            .all(|x| at.next() == Some(&x))
     }
-    let mut changed = false;
-    for (k, e) in raise {
-        if e > est[k as usize] {
-            est[k as usize] = e;
-            changed = true;
-        }
+
+    /// Resource `r` moved nothing on the windows of `reads` in `w`.
+    fn record(&mut self, r: usize, reads: impl Iterator<Item = u32>, w: &Windows) {
+        let snap = self.snaps[r].get_or_insert_with(Vec::new);
+        snap.clear();
+        snap.extend(reads.flat_map(|v| [w.est[v as usize], w.lct[v as usize]]));
     }
-    Some(changed)
+}
+
+/// Buffers of edge finding in the net, reused across its resources and
+/// rounds: the resource's tasks numbered `0..n`, their durations and
+/// windows (forward, then time reversed), and the sweep's own buffers.
+#[derive(Default)]
+struct Scratch {
+    local: Vec<u32>,
+    dur: Vec<i64>,
+    est: Vec<i64>,
+    lct: Vec<i64>,
+    raise: Vec<(u32, i64)>,
+    sweep: EdgeFinding,
+}
+
+impl Scratch {
+    /// Edge finding and overload on one unary resource (`tasks`), raising
+    /// earliest starts, then on its mirror image (time reversed), lowering
+    /// latest completions: `None` on overload, else whether a window moved.
+    fn edge_find_both(&mut self, tasks: &[u32], dur: &[i64], w: &mut Windows) -> Option<bool> {
+        let n = tasks.len();
+        self.local.clear();
+        self.local.extend(0..n as u32);
+        self.dur.clear();
+        self.dur.extend(tasks.iter().map(|&v| dur[v as usize]));
+        let mut changed = false;
+        for mirror in [false, true] {
+            self.est.clear();
+            self.lct.clear();
+            for &v in tasks {
+                let (e, l) = (w.est[v as usize], w.lct[v as usize]);
+                if mirror {
+                    self.est.push(-l);
+                    self.lct.push(-e);
+                } else {
+                    self.est.push(e);
+                    self.lct.push(l);
+                }
+            }
+            if !self.sweep_raises() {
+                return None;
+            }
+            for &(k, e) in &self.raise {
+                let v = tasks[k as usize] as usize;
+                if mirror && -e < w.lct[v] {
+                    w.lct[v] = -e;
+                    changed = true;
+                } else if !mirror && e > w.est[v] {
+                    w.est[v] = e;
+                    changed = true;
+                }
+            }
+        }
+        Some(changed)
+    }
+
+    /// Edge finding on the local windows, its raises into `raise`: false
+    /// on overload.
+    fn sweep_raises(&mut self) -> bool {
+        let full = self.local.len() <= MAX_EDGE_FINDING;
+        self.raise.clear();
+        let raise = &mut self.raise;
+        self.sweep
+            .run(&self.local, &self.dur, &self.est, &self.lct, full, |f| {
+                if let Found::Raise { k, ect, .. } = f {
+                    raise.push((k, ect));
+                }
+            })
+    }
 }
 
 /// A conclusion of edge finding, with the sets it rests on. `Ω(a, l)` is the
@@ -550,5 +641,74 @@ mod tests {
 
     fn far() -> Instant {
         Instant::now() + std::time::Duration::from_secs(5)
+    }
+
+    /// A probe that starts from the quiet resources of a fixpoint (as
+    /// shaving's do) reaches what propagation from scratch reaches: the
+    /// same verdict and the same windows, on random nets with two unary
+    /// resources and a memory-like cumulative resource with handovers.
+    #[test]
+    fn quiet_resources_change_no_fixpoint() {
+        let mut rng = crate::rng::SplitMix64::new(5);
+        let (mut emptied, mut moved) = (0, 0);
+        for _ in 0..300 {
+            let n = 12u32;
+            let dur: Vec<i64> = (0..n).map(|_| 1 + rng.below(5) as i64).collect();
+            let edges: Vec<(u32, u32)> = (0..n)
+                .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+                .filter(|_| rng.below(6) == 0)
+                .collect();
+            let unary: Vec<Vec<u32>> = (0..2)
+                .map(|_| (0..n).filter(|_| rng.below(2) == 0).collect())
+                .collect();
+            let tasks: Vec<u32> = (0..n).filter(|_| rng.below(2) == 0).collect();
+            // Handover to any successor (in the nets built from instances
+            // they demand the memory too; here their windows are read
+            // beside the tasks').
+            let handover = tasks
+                .iter()
+                .map(|&v| edges.iter().filter(|e| e.0 == v).map(|e| e.1).collect())
+                .collect();
+            let memory = Cumulative {
+                capacity: 10,
+                demand: tasks.iter().map(|_| 1 + rng.below(6) as i64).collect(),
+                tasks,
+                handover,
+            };
+            let net = Net::new(dur.clone(), &edges, unary)
+                .unwrap()
+                .with_cumulative(vec![memory]);
+            let total: i64 = dur.iter().sum();
+            let mut w = windows(n as usize, 0, total / 2 + rng.below(total as u64) as i64);
+            let mut quiet = Quiet::default();
+            if !net.propagate_quiet(&mut w, &mut quiet) {
+                continue;
+            }
+            for _ in 0..10 {
+                let v = rng.below(u64::from(n)) as usize;
+                let mut probe = w.clone();
+                let room = probe.lct[v] - probe.est[v] - dur[v];
+                let cut = rng.below(room as u64 + 1) as i64;
+                if rng.below(2) == 0 {
+                    probe.est[v] += cut;
+                } else {
+                    probe.lct[v] -= cut;
+                }
+                let (mut a, mut b) = (probe.clone(), probe);
+                let ok_a = net.propagate_quiet(&mut a, &mut quiet.clone());
+                let ok_b = net.propagate(&mut b);
+                assert_eq!(ok_a, ok_b);
+                if ok_a {
+                    assert_eq!(a, b);
+                    moved += usize::from(a != w);
+                } else {
+                    emptied += 1;
+                }
+            }
+        }
+        assert!(
+            emptied > 50 && moved > 50,
+            "{emptied} emptied, {moved} moved"
+        );
     }
 }
