@@ -9,6 +9,7 @@ pub mod dominance;
 pub mod energetic;
 pub mod heads;
 pub mod nogoods;
+pub mod relaxation;
 pub mod theta;
 pub mod timetable;
 pub mod unit;

@@ -23,12 +23,14 @@
 //! At a level, the window net of each choice (every op fixed, so every
 //! node is in it) may refute it in a millisecond before any encoding
 //! (`net_decision`); choices it cannot refute wait until the relaxation
-//! has no more there.
+//! has no more there (all but the first, decided at once).
 //!
 //! With `ChoiceOptions::levels` each choice is asked instead for a schedule
 //! at the level of the proven bound (§10.1): one found there is optimal, and
 //! when every choice the relaxation puts at the level is refuted, the bound
-//! rises.
+//! rises. There the relaxation's choices come from its exact enumeration
+//! (prep::relaxation), nearest to the incumbent's choice first, rather than
+//! from one MILP solve each.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -42,7 +44,8 @@ use super::windows::WindowNet;
 use super::{encode_within, plan, to_schedule};
 use crate::bounds::{Bound, Bounds};
 use crate::instance::Instance;
-use crate::milp::aggregate::{Master, solve_without};
+use crate::milp::aggregate::{Master, solve_relaxation, solve_without};
+use crate::prep::relaxation::{Next, Relaxation};
 use crate::prep::windows::Windows;
 use crate::schedule::Schedule;
 use crate::solve::{Deadline, instant_after};
@@ -77,6 +80,10 @@ pub struct ChoiceOptions {
     /// destructive enumeration that raises the bound) instead of below the
     /// incumbent.
     pub levels: bool,
+    /// Below the incumbent: stop once it is within this fraction above the
+    /// bound and this time passed without a better one (the level
+    /// enumeration follows and closes such gaps faster).
+    pub hand_over_near: Option<(f64, Duration)>,
 }
 
 /// Least and most time of the window net's check of a choice
@@ -109,6 +116,7 @@ impl Default for ChoiceOptions {
             idle: Duration::MAX,
             shared: true,
             levels: false,
+            hand_over_near: None,
         }
     }
 }
@@ -181,6 +189,8 @@ struct Search<'m, 'a> {
     fruitless: usize,
     /// When the last better schedule or refuted choice came (or the start).
     progress_at: Instant,
+    /// When the last better schedule came (or the start).
+    improved_at: Instant,
     shared: Option<Shared<'m, 'a>>,
     /// Candidate tilings of each op (refuted ones left out).
     cands: Vec<Vec<u32>>,
@@ -192,6 +202,10 @@ struct Search<'m, 'a> {
     /// The source of the relaxation's last bound: what a bound of the
     /// search rests on when it decided no choice.
     relaxation: Option<String>,
+    /// The incumbent's tiling choice: at a level the enumeration tries the
+    /// choices near it first (the optimum's choice is often a few ops away
+    /// from a good schedule's).
+    prefer: Option<Vec<u32>>,
 }
 
 /// A node of the shared encoding and its window: `(node, est, lst)` (units).
@@ -308,10 +322,12 @@ pub fn search(
         stats: ChoiceStats::default(),
         fruitless: 0,
         progress_at: Instant::now(),
+        improved_at: Instant::now(),
         shared,
         cands,
         net_windows: HashMap::new(),
         relaxation: None,
+        prefer: start.map(|st| st.choice.clone()),
     };
     s.stats.shared = s.shared.is_some();
     let found = if opts.levels {
@@ -391,7 +407,14 @@ impl Search<'_, '_> {
         let mut open: Option<u64> = None;
         let mut proven = false;
         let patient = |s: &Search| s.patient(opts);
-        while !proven && !deadline.expired() && s.ub > u128::from(s.lb) && patient(s) {
+        // Near the bound and a while without a better schedule: the level
+        // enumeration takes over.
+        let near = |s: &Search| {
+            opts.hand_over_near.is_some_and(|(f, idle)| {
+                s.ub as f64 <= s.lb as f64 * (1.0 + f) && s.improved_at.elapsed() >= idle
+            })
+        };
+        while !proven && !deadline.expired() && s.ub > u128::from(s.lb) && patient(s) && !near(s) {
             let exhausted = open.is_some_and(|v| u128::from(v) >= s.ub);
             let max_skipped = if s.shared.is_some() {
                 opts.max_skipped
@@ -509,20 +532,21 @@ impl Search<'_, '_> {
         let mut closed_outright = false;
         let mut optimal = false;
         let patient = |s: &Search| s.patient(opts);
+        // The relaxation, enumerated exactly at each level (its MILP where
+        // the enumeration runs out), and where the enumeration stands: the
+        // level and the last choice it gave.
+        let rel = crate::milp::aggregate::relaxation(s.inst, bounds, deadline);
+        let mut after: Option<(u64, Vec<u32>)> = None;
         while !optimal && !deadline.expired() && u128::from(level) < s.ub && patient(s) {
             let active: Vec<&(Vec<(u32, u32)>, u64)> =
                 refuted.iter().filter(|r| r.1 >= level).collect();
             let mut excluded: Vec<Vec<(u32, u32)>> = active.iter().map(|r| r.0.clone()).collect();
             excluded.extend(skipped.iter().map(|c| whole_choice(c)));
-            let Some(master) = solve_without(s.inst, bounds, &excluded, deadline) else {
-                break;
-            };
-            let (value, choice) = match master {
-                Master::Exhausted => (u64::MAX, None),
-                Master::Value(b, choice) => {
-                    s.relaxation = Some(b.source);
-                    (b.value, choice)
-                }
+            let proposal = s.propose(rel.as_ref(), bounds, &excluded, level, &mut after, deadline);
+            let (value, choice) = match proposal {
+                Proposal::Unsolved => break,
+                Proposal::Within(choice) => (level, Some(choice)),
+                Proposal::Beyond(value) => (value, None),
             };
             if value > level {
                 if !skipped.is_empty() {
@@ -534,7 +558,24 @@ impl Search<'_, '_> {
                             left.push(choice);
                             continue;
                         }
-                        match s.decide(&choice, Ask::AtMost(level), sub_time, deadline) {
+                        // Every choice must be decided before the bound
+                        // rises: over the shared encoding an answer runs to
+                        // the deadline (measured when an interrupted shared
+                        // solver still lost all it learned: hard-o12-s4
+                        // from 132, 150 s: 87-89 choices refuted this way,
+                        // 41-66 with 0.25-16 s an answer, 2026-11-25). With
+                        // the window net first, what is left are the hard
+                        // ones: boxed to 1-4 s an answer, level 111 stayed
+                        // open on one of them; to 4-16 s, level 113 (the
+                        // optimum) was reached at the same time and its 30
+                        // choices stayed undecided as with all the time
+                        // (2026-11-26).
+                        let time = if s.shared.is_some() {
+                            deadline.remaining()
+                        } else {
+                            sub_time
+                        };
+                        match s.decide(&choice, Ask::AtMost(level), time, deadline) {
                             Verdict::Proven => {
                                 optimal = true;
                                 break;
@@ -579,14 +620,34 @@ impl Search<'_, '_> {
             // (hard-o12-s4, 60 s: one answer over the shared encoding
             // took the 11 s of the phase, 10 choices decided).
             match s.net_decision(&choice, level, net_time(sub_time, deadline)) {
-                // No schedule of makespan up to `upto` (at least `level`)
-                // whatever the choice.
-                Some((set, upto)) if set.is_empty() => {
+                // No schedule of makespan `level` whatever the choice.
+                Some(set) if set.is_empty() => {
                     skipped.clear();
-                    level = upto.saturating_add(1);
+                    level += 1;
                     sub_time = opts.first_sub_time;
                 }
-                Some(refutation) => refuted.push(refutation),
+                Some(set) => refuted.push((set, level)),
+                // The first choice the net leaves at a level, the nearest
+                // to the incumbent's, is decided at once on an answer's
+                // time: at the optimum's level it is the likeliest to hold
+                // a schedule, which then ends the search without the rest
+                // of the level's pass; below, it would be decided at the
+                // end of the pass anyway. (hard-o12-s4, the enumeration
+                // alone from 115, 180 s: the optimum proven in 7.4 s
+                // against 12.2 s; deciding the first three, or all, at once
+                // was slower from one of three incumbents and no faster
+                // from the others, 2026-11-27.)
+                None if skipped.is_empty() => {
+                    match s.decide(&choice, Ask::AtMost(level), sub_time, deadline) {
+                        Verdict::Proven => optimal = true,
+                        Verdict::Refuted(set) if set.is_empty() => {
+                            level += 1;
+                            sub_time = opts.first_sub_time;
+                        }
+                        Verdict::Refuted(set) => refuted.push((set, level)),
+                        Verdict::Undecided | Verdict::TooLarge => skipped.push(choice),
+                    }
+                }
                 None => skipped.push(choice),
             }
         }
@@ -598,6 +659,22 @@ impl Search<'_, '_> {
         Found::Bound(Some(level))
     }
 }
+
+/// What the relaxation proposes at a level (`Search::propose`).
+enum Proposal {
+    /// A choice it puts at or below the level, outside the exclusions.
+    Within(Vec<u32>),
+    /// None is left there: the least relaxed makespan of what is left
+    /// (above the level; `u64::MAX`: nothing is left).
+    Beyond(u64),
+    /// Out of time, or the relaxation could not be solved.
+    Unsolved,
+}
+
+/// Partial choices the enumeration at a level visits in one call before
+/// the MILP takes over (a 12-op memory-tight instance needs a few
+/// thousand for a whole level).
+const ENUMERATION_NODES: u64 = 200_000;
 
 /// A whole choice as `(op, tiling)` pairs.
 fn whole_choice(choice: &[u32]) -> Vec<(u32, u32)> {
@@ -633,6 +710,79 @@ enum Ask {
 }
 
 impl<'a> Search<'_, 'a> {
+    /// The next choice the relaxation puts at or below `level` (time)
+    /// outside `excluded` and the refuted combinations: the exact
+    /// enumeration (prep::relaxation), resumed from `after` (kept here) at
+    /// the same level; the MILP within the level where it runs out. When
+    /// none is left, the MILP's least value of what is left.
+    fn propose(
+        &mut self,
+        rel: Option<&Relaxation>,
+        bounds: &Bounds,
+        excluded: &[Vec<(u32, u32)>],
+        level: u64,
+        after: &mut Option<(u64, Vec<u32>)>,
+        deadline: &Deadline,
+    ) -> Proposal {
+        let Some(rel) = rel else {
+            return match solve_without(self.inst, bounds, excluded, deadline) {
+                None => Proposal::Unsolved,
+                Some(Master::Exhausted) => Proposal::Beyond(u64::MAX),
+                Some(Master::Value(b, choice)) => {
+                    self.relaxation = Some(b.source);
+                    match choice {
+                        Some(c) if b.value <= level => Proposal::Within(c),
+                        None if b.value <= level => Proposal::Unsolved,
+                        _ => Proposal::Beyond(b.value),
+                    }
+                }
+            };
+        };
+        let nogoods: Vec<&[(u32, u32)]> = bounds
+            .nogoods
+            .combinations()
+            .chain(excluded.iter().map(Vec::as_slice))
+            .collect();
+        let from = after
+            .as_ref()
+            .filter(|(l, _)| *l == level)
+            .map(|(_, c)| c.as_slice());
+        let next = rel.next_within(
+            level / rel.unit,
+            &nogoods,
+            self.prefer.as_deref(),
+            from,
+            ENUMERATION_NODES,
+            deadline.end,
+        );
+        let exhausted = match next {
+            Next::Choice(c) => {
+                *after = Some((level, c.clone()));
+                return Proposal::Within(c);
+            }
+            Next::Exhausted => true,
+            Next::Unknown => false,
+        };
+        if !exhausted {
+            match solve_relaxation(rel, bounds, excluded, Some(level), deadline) {
+                None => return Proposal::Unsolved,
+                Some(Master::Value(_, Some(c))) => return Proposal::Within(c),
+                Some(Master::Value(_, None)) => return Proposal::Unsolved,
+                Some(Master::Exhausted) => {}
+            }
+        }
+        match solve_relaxation(rel, bounds, excluded, None, deadline) {
+            None => Proposal::Unsolved,
+            Some(Master::Exhausted) => Proposal::Beyond(u64::MAX),
+            Some(Master::Value(b, _)) => {
+                self.relaxation = Some(b.source);
+                // The enumeration is exact: nothing is left at the level
+                // even where HiGHS's tolerances put a value there.
+                Proposal::Beyond(b.value.max(level + 1))
+            }
+        }
+    }
+
     /// Decides `choice` as `ask` says within `time` an answer: over the
     /// shared encoding where there is one, else over an encoding of the
     /// choice alone. `Refuted` with an empty set: no schedule at all where
@@ -669,19 +819,6 @@ impl<'a> Search<'_, 'a> {
     ) -> Verdict {
         self.fruitless += 1;
         if self.shared.is_some() {
-            // At a level every choice must be decided before the bound
-            // rises: there an answer runs to the deadline (measured when an
-            // interrupted shared solver still lost all it learned:
-            // hard-o12-s4 from 132, 150 s: 87-89 choices refuted this way,
-            // 41-66 with 0.25-16 s an answer, 2026-11-25). With the window net first, what is
-            // left are the hard ones: boxed to 1-4 s an answer, level 111
-            // stayed open on one of them; to 4-16 s, level 113 (the
-            // optimum) was reached at the same time and its 30 choices
-            // stayed undecided as with all the time (2026-11-26).
-            let time = match ask {
-                Ask::AtMost(_) => deadline.remaining(),
-                Ask::Below => time,
-            };
             self.decide_shared(choice, ask, time, deadline)
         } else {
             self.decide_alone(choice, ask, time, deadline)
@@ -737,11 +874,13 @@ impl<'a> Search<'_, 'a> {
             ms = p;
         }
         log::debug!("choices: a schedule of makespan {ms}");
+        self.prefer = Some(sched.choice.clone());
         self.ub = ms;
         self.best = Some(sched);
         self.stats.improved += 1;
         self.fruitless = 0;
         self.progress_at = Instant::now();
+        self.improved_at = self.progress_at;
         Some(ms)
     }
 
@@ -840,22 +979,22 @@ impl<'a> Search<'_, 'a> {
     /// by propagation alone in under a millisecond, where SAT takes about
     /// 1.5 s). A choice refuted by propagation is shrunk by deletion (an op
     /// is freed when the windows stay empty without it; ops with one
-    /// candidate are free at once), one refuted by shaving is kept whole;
-    /// its makespan is raised to the net's destructive bound for the set, so
-    /// that one refutation excludes every choice with that part at every
-    /// level up to it: the set and that makespan (real units, at least
-    /// `level`). `None`: the net refutes nothing, the encoding decides.
-    /// Takes at most about `time` (to check, or to shrink), and a quarter
-    /// more for the bound.
+    /// candidate are free at once), one refuted by shaving is kept whole:
+    /// the set refuted at `level`. `None`: the net refutes nothing, the
+    /// encoding decides. Takes at most about `time` (to check, or to
+    /// shrink). (The net's destructive bound on the set, which let one
+    /// refutation exclude it at the levels above too, cost 60 % of the
+    /// net's time and saved 8 % of its refutations on hard-o12-s4 at
+    /// 111-113: the relaxation proposes again in a few milliseconds.)
     fn net_decision(
         &mut self,
         choice: &[u32],
         level: u64,
         time: Duration,
-    ) -> Option<(Vec<(u32, u32)>, u64)> {
+    ) -> Option<Vec<(u32, u32)>> {
         let t0 = Instant::now();
         let mut set = self.choice_set(choice);
-        let mut net = self.net_of(&set)?;
+        let net = self.net_of(&set)?;
         // A refutation by propagation alone is shrunk (each try costs
         // about a millisecond); one that needed shaving keeps the whole
         // choice: shrinking it kept 11-12 of 12 tilings on hard-o12-s4 at
@@ -881,30 +1020,11 @@ impl<'a> Search<'_, 'a> {
                 let mut without = set.clone();
                 without.remove(i);
                 match self.net_of(&without) {
-                    Some(n) if n.refutes(level) => {
-                        set = without;
-                        net = n;
-                    }
+                    Some(n) if n.refutes(level) => set = without,
                     _ => i += 1,
                 }
             }
         }
-        // The least makespan (units) whose windows survive, above `level`
-        // (up to the incumbent's): the set is refuted below it.
-        let lo = net.units(level) + 1;
-        // Below the incumbent (none: every makespan).
-        let hi = net.units(u64::try_from(self.ub.saturating_sub(1)).unwrap_or(u64::MAX));
-        let upto = if lo <= hi {
-            let b = net
-                .wn
-                .destructive_bound(lo, hi, instant_after(Instant::now(), time / 4));
-            u64::try_from(b)
-                .ok()
-                .and_then(|b| b.checked_mul(net.m.g))
-                .map_or(level, |v| v.saturating_sub(1).max(level))
-        } else {
-            level
-        };
         self.stats.net_refuted += 1;
         log::debug!(
             "choices: the window net refuted a choice in {:.3} s ({} tilings kept)",
@@ -912,7 +1032,7 @@ impl<'a> Search<'_, 'a> {
             set.len()
         );
         self.count_refutation(set.len());
-        Some((set, upto))
+        Some(set)
     }
 
     /// `decide` over the shared encoding (every candidate), under the
