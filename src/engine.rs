@@ -529,13 +529,7 @@ fn large_neighbourhoods(
 /// of the time left: whole tiling choices from the relaxation, each decided
 /// by the SAT engine with every op fixed, below the incumbent. Its schedule
 /// (validated) and its bound (the enumeration's, when higher) are merged.
-pub fn choice_search(
-    ctx: &Context,
-    r: SolveResult,
-    share: f64,
-    levels: bool,
-    hand_over_near: Option<(f64, Duration)>,
-) -> SolveResult {
+pub fn choice_search(ctx: &Context, r: SolveResult, share: f64, levels: bool) -> SolveResult {
     if r.status.is_settled() || ctx.deadline.expired() {
         return r;
     }
@@ -566,7 +560,6 @@ pub fn choice_search(
             (span / 8).max(Duration::from_secs(8))
         },
         levels,
-        hand_over_near,
         ..base
     };
     let out = crate::sat::choices::search(

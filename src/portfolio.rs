@@ -218,7 +218,7 @@ impl Portfolio {
                 windows_first(nodes)
             );
             inc.step_aside(why.why, msg);
-            let inc = choices_first(ctx, inc, false);
+            let inc = choices_first(ctx, inc);
             return without_whole_encoding(ctx, &milp, inc, nodes, 0);
         }
         // Up to SAT_ALL_NODES nodes the SAT engine gets all the remaining
@@ -285,7 +285,7 @@ impl Portfolio {
             // The full encoding's first models come slowly where memory is
             // tight: whole tiling choices first, then neighbourhoods, so
             // that its descent starts low.
-            r = choices_first(&sat_ctx, r, levels_after);
+            r = choices_first(&sat_ctx, r);
             r = crate::engine::neighbourhood_search(&sat_ctx, r, LNS_FIRST_SHARE, 0);
         }
         r = if orders_decide {
@@ -386,12 +386,8 @@ fn windows_first(nodes: u64) -> String {
 /// each decided with every op fixed, find the schedules that the searches
 /// over every candidate at once miss (hard-o25-s1: 151, optimal, in 2-3 s,
 /// where 300 s of the time-window search ended at 153).
-fn choices_first(ctx: &Context, r: SolveResult, levels_follow: bool) -> SolveResult {
-    if !choices_apply(ctx) {
-        return r;
-    }
-    let near = levels_follow.then_some((LEVELS_NEAR, NEAR_IDLE));
-    crate::engine::choice_search(ctx, r, CHOICE_SHARE, false, near)
+fn choices_first(ctx: &Context, r: SolveResult) -> SolveResult {
+    choices(ctx, r, CHOICE_SHARE, false)
 }
 
 /// The choice-driven search on `share` of the time left, where it applies
@@ -401,7 +397,7 @@ fn choices(ctx: &Context, r: SolveResult, share: f64, levels: bool) -> SolveResu
     if !choices_apply(ctx) {
         return r;
     }
-    crate::engine::choice_search(ctx, r, share, levels, None)
+    crate::engine::choice_search(ctx, r, share, levels)
 }
 
 /// SAT rounds where core orders decide the schedule: a round that gets no
@@ -510,21 +506,15 @@ fn choices_apply(ctx: &Context) -> bool {
 const CHOICE_SHARE: f64 = 0.4;
 
 /// Where the level enumeration follows (`memory_round`), an incumbent
-/// within this fraction above the bound ends the choice search below it
-/// (after `NEAR_IDLE` without a better one), and the enumeration runs
-/// before the SAT round: it climbs a few levels faster than they descend
-/// (hard-o12-s4 at 20 s, both at once, seeds 1-2: the bound 112 -> 113 with
-/// the enumeration first; 2026-11-27).
+/// within this fraction above the bound has the enumeration run before the
+/// SAT round: it climbs a few levels faster than the round's probes below
+/// the incumbent are answered (hard-o12-s4 at 20 s, both at once, seeds
+/// 1-3: the bound 111 -> 112-113). The choice search before it is not cut
+/// short near the bound: handing over after a second without a better
+/// schedule proved hard-o12-s4 at 20 s on one seed of three, but at 60 s,
+/// where the choice search proves it alone in 17-23 s, it took 33-37 s
+/// (2026-11-27).
 const LEVELS_NEAR: f64 = 0.06;
-
-/// Time without a better schedule after which the choice search near the
-/// bound hands over (`LEVELS_NEAR`): where the descent still improves it
-/// reaches the bound itself (handing over at once made hard-o12-s3 and
-/// hard-o25-s1 take 3-4 s instead of 1 s and lost hard-o25-s5 on one seed
-/// of three, while it proved hard-o12-s4 on one; with the wait, seeds 1-3:
-/// none lost, hard-o12-s3 and hard-o25-s1 at 1.0-1.3 s again,
-/// hard-o12-s4's bound 113, 113, 112, 2026-11-27).
-const NEAR_IDLE: Duration = Duration::from_secs(1);
 
 /// Where the level enumeration follows (`choices_apply`), the share of its
 /// time after which a SAT round with no probe answered hands back (else a
@@ -585,12 +575,7 @@ fn side_by_side(ctx: &Context, milp: &MilpEngine, inc: SolveResult, nodes: u64) 
             // Whole tiling choices first, as with one thread (where memory
             // binds); where the whole encoding does not fit, this thread
             // then runs the time-window neighbourhood search instead.
-            // Whether `memory_round` follows, as below (the encoding that
-            // fits the incumbent's horizon fits every later one).
-            let levels_follow = choices_apply(shared)
-                && crate::sat::fits(shared.inst, inc_sat.makespan, shared.opts.memory_limit_mib)
-                    .is_ok();
-            let inc_sat = choices_first(shared, inc_sat, levels_follow);
+            let inc_sat = choices_first(shared, inc_sat);
             if inc_sat.status.is_settled() {
                 settled(&inc_sat);
                 return inc_sat;

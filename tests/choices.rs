@@ -51,7 +51,6 @@ fn hasty() -> ChoiceOptions {
         idle: Duration::MAX,
         shared: false,
         levels: false,
-        hand_over_near: None,
     }
 }
 
@@ -201,28 +200,6 @@ fn idle_time_hands_the_search_back() {
     assert_eq!(out.stats.tried, 0);
     assert!(out.schedule.is_none() && out.bound.is_none());
     let (out, _) = run(&inst, Some(&start), &ChoiceOptions::default(), 10.0);
-    assert!(out.stats.tried > 0);
-}
-
-/// `hand_over_near` ends the descent once the incumbent is that near the
-/// bound (here with no wait for a better one): a start within it is handed
-/// back untried, one beyond it is improved until it is near (or the search
-/// ends otherwise).
-#[test]
-fn the_descent_hands_over_near_the_bound() {
-    let inst = memory_tight(3, 5, (3, 6));
-    let start = list_schedule(&inst, 100);
-    let from = legal_makespan(&inst, &start) as f64;
-    let near = |f: f64| ChoiceOptions {
-        hand_over_near: Some((f, Duration::ZERO)),
-        ..ChoiceOptions::default()
-    };
-    let (out, lb) = run(&inst, Some(&start), &near(10.0), 10.0);
-    assert!(from <= lb as f64 * 11.0);
-    assert_eq!(out.stats.tried, 0);
-    assert!(out.schedule.is_none() && out.bound.is_none());
-    let (out, lb) = run(&inst, Some(&start), &near(0.0), 10.0);
-    assert!(from > lb as f64, "the start is optimal: nothing to descend");
     assert!(out.stats.tried > 0);
 }
 

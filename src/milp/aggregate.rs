@@ -245,9 +245,13 @@ fn model(
         }
         m.le(&e, combo.len() as f64 - 1.0, String::new);
     }
-    // The rows: `scale T >= sum + owed [some term chosen]`, the indicator
-    // `y >= x` for each term where no op is certain to have one.
-    for row in &rel.rows {
+    // The loads and areas, the chains, then the head-and-load rows (the
+    // order the rows were written in before they were data: HiGHS breaks
+    // ties between optimal choices by it, and the choice search proposes
+    // in that order).
+    // `scale T >= sum + owed [some term chosen]`, the indicator `y >= x`
+    // for each term where no op is certain to have one.
+    let write = |m: &mut Milp, row: &crate::prep::relaxation::Row| {
         let div = if row.per_unit { row.scale as f64 } else { 1.0 };
         let mut e = Expr::default();
         e.add(t, row.scale as f64 / div);
@@ -269,6 +273,9 @@ fn model(
             e.add(y, -owed);
             m.ge(&e, 0.0, String::new);
         }
+    };
+    for row in rel.rows.iter().filter(|r| r.owed == 0) {
+        write(&mut m, row);
     }
     // Chains: S_o >= head_o; S_b >= S_a + cp(x_a) along the chain's edges;
     // T >= S_o + cp(x_o) + tail_o.
@@ -293,6 +300,9 @@ fn model(
             e.add(s[o], -1.0).add_expr(&cp, -1.0);
             m.ge(&e, 0.0, String::new);
         }
+    }
+    for row in rel.rows.iter().filter(|r| r.owed > 0) {
+        write(&mut m, row);
     }
     (m, t, x)
 }

@@ -80,10 +80,6 @@ pub struct ChoiceOptions {
     /// destructive enumeration that raises the bound) instead of below the
     /// incumbent.
     pub levels: bool,
-    /// Below the incumbent: stop once it is within this fraction above the
-    /// bound and this time passed without a better one (the level
-    /// enumeration follows and closes such gaps faster).
-    pub hand_over_near: Option<(f64, Duration)>,
 }
 
 /// Least and most time of the window net's check of a choice
@@ -116,7 +112,6 @@ impl Default for ChoiceOptions {
             idle: Duration::MAX,
             shared: true,
             levels: false,
-            hand_over_near: None,
         }
     }
 }
@@ -189,8 +184,6 @@ struct Search<'m, 'a> {
     fruitless: usize,
     /// When the last better schedule or refuted choice came (or the start).
     progress_at: Instant,
-    /// When the last better schedule came (or the start).
-    improved_at: Instant,
     shared: Option<Shared<'m, 'a>>,
     /// Candidate tilings of each op (refuted ones left out).
     cands: Vec<Vec<u32>>,
@@ -322,7 +315,6 @@ pub fn search(
         stats: ChoiceStats::default(),
         fruitless: 0,
         progress_at: Instant::now(),
-        improved_at: Instant::now(),
         shared,
         cands,
         net_windows: HashMap::new(),
@@ -407,14 +399,7 @@ impl Search<'_, '_> {
         let mut open: Option<u64> = None;
         let mut proven = false;
         let patient = |s: &Search| s.patient(opts);
-        // Near the bound and a while without a better schedule: the level
-        // enumeration takes over.
-        let near = |s: &Search| {
-            opts.hand_over_near.is_some_and(|(f, idle)| {
-                s.ub as f64 <= s.lb as f64 * (1.0 + f) && s.improved_at.elapsed() >= idle
-            })
-        };
-        while !proven && !deadline.expired() && s.ub > u128::from(s.lb) && patient(s) && !near(s) {
+        while !proven && !deadline.expired() && s.ub > u128::from(s.lb) && patient(s) {
             let exhausted = open.is_some_and(|v| u128::from(v) >= s.ub);
             let max_skipped = if s.shared.is_some() {
                 opts.max_skipped
@@ -880,7 +865,6 @@ impl<'a> Search<'_, 'a> {
         self.stats.improved += 1;
         self.fruitless = 0;
         self.progress_at = Instant::now();
-        self.improved_at = self.progress_at;
         Some(ms)
     }
 
