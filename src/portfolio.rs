@@ -509,10 +509,11 @@ const CHOICE_SHARE: f64 = 0.4;
 /// within this fraction above the bound has the enumeration run before the
 /// SAT round: it climbs a few levels faster than the round's probes below
 /// the incumbent are answered (hard-o12-s4 at 20 s, both at once, seeds
-/// 1-3: the bound 111 -> 112-113). The choice search before it is not cut
-/// short near the bound: handing over after a second without a better
-/// schedule proved hard-o12-s4 at 20 s on one seed of three, but at 60 s,
-/// where the choice search proves it alone in 17-23 s, it took 33-37 s
+/// 1-3, with the enumeration of prep::relaxation: proven on two, bound 113
+/// on the third; 111 before). The choice search before it is not cut short
+/// near the bound: handing over after a second without a better schedule
+/// proved hard-o12-s4 at 20 s on one seed of three, but at 60 s, where the
+/// choice search proves it alone in 17-24 s on some runs, it took 33-43 s
 /// (2026-11-27).
 const LEVELS_NEAR: f64 = 0.06;
 
