@@ -211,30 +211,6 @@ impl Relaxation {
         })
     }
 
-    /// The relaxed makespan (units) of a whole choice, given as candidate
-    /// indices by op.
-    pub fn value(&self, choice: &[u32]) -> u64 {
-        let mut t = self.least;
-        for r in &self.rows {
-            let mut sum = 0u128;
-            let mut any = r.certain;
-            for &(o, k, c) in &r.terms {
-                if choice[o as usize] == k {
-                    sum += c;
-                    any = true;
-                }
-            }
-            if any {
-                sum += r.owed;
-            }
-            t = t.max(u64::try_from(sum.div_ceil(r.scale)).unwrap_or(u64::MAX));
-        }
-        let cp: Vec<u64> = (0..self.cands.len())
-            .map(|o| self.chain.cp[o][choice[o] as usize])
-            .collect();
-        t.max(self.chain.longest(&cp, &mut Vec::new()))
-    }
-
     /// The next choice (library tilings by op) after `after` in the
     /// enumeration's order whose relaxed makespan is at most `cap` (units)
     /// and that holds none of `nogoods` whole (sets of `(op, tiling)`;
@@ -261,7 +237,7 @@ impl Relaxation {
         if cap < self.least {
             return Next::Exhausted;
         }
-        let mut e = Enumeration::new(self, cap, nogoods);
+        let mut e = Enumeration::new(self, cap, nogoods, max_nodes, until);
         let index = |o: usize, t: u32| self.cands[o].iter().position(|&c| c == t);
         if let Some(p) = prefer {
             for o in 0..self.cands.len() {
@@ -281,8 +257,6 @@ impl Relaxation {
         let first = after
             .as_ref()
             .map_or(0, |a| a.iter().filter(|&&p| p > 0).count());
-        e.budget = max_nodes;
-        e.until = until;
         if !e.fixed_fits() {
             return Next::Exhausted;
         }
@@ -450,7 +424,13 @@ struct Enumeration<'r> {
 }
 
 impl<'r> Enumeration<'r> {
-    fn new(r: &'r Relaxation, cap: u64, nogoods: &[&[(u32, u32)]]) -> Enumeration<'r> {
+    fn new(
+        r: &'r Relaxation,
+        cap: u64,
+        nogoods: &[&[(u32, u32)]],
+        budget: u64,
+        until: Instant,
+    ) -> Enumeration<'r> {
         let n = r.cands.len();
         let coef: Vec<Vec<Vec<u128>>> = r
             .rows
@@ -547,8 +527,8 @@ impl<'r> Enumeration<'r> {
             prefer: vec![0; n],
             ops,
             r,
-            budget: u64::MAX,
-            until: Instant::now(),
+            budget,
+            until,
         }
     }
 
@@ -697,6 +677,31 @@ mod tests {
         out
     }
 
+    /// The relaxed makespan (units) of a whole choice, given as candidate
+    /// indices by op: every row and the chain evaluated whole, the oracle
+    /// for the enumeration's cuts on partial choices.
+    fn value(r: &Relaxation, choice: &[u32]) -> u64 {
+        let mut t = r.least;
+        for row in &r.rows {
+            let mut sum = 0u128;
+            let mut any = row.certain;
+            for &(o, k, c) in &row.terms {
+                if choice[o as usize] == k {
+                    sum += c;
+                    any = true;
+                }
+            }
+            if any {
+                sum += row.owed;
+            }
+            t = t.max(u64::try_from(sum.div_ceil(row.scale)).unwrap_or(u64::MAX));
+        }
+        let cp: Vec<u64> = (0..r.cands.len())
+            .map(|o| r.chain.cp[o][choice[o] as usize])
+            .collect();
+        t.max(r.chain.longest(&cp, &mut Vec::new()))
+    }
+
     fn far() -> Instant {
         Instant::now() + Duration::from_secs(3600)
     }
@@ -733,7 +738,7 @@ mod tests {
         for seed in 1..=8 {
             let (_, _, r) = small(seed);
             let all = every_choice(&r);
-            let values: Vec<u64> = all.iter().map(|c| r.value(c)).collect();
+            let values: Vec<u64> = all.iter().map(|c| value(&r, c)).collect();
             let (lo, hi) = (*values.iter().min().unwrap(), *values.iter().max().unwrap());
             // Random nogoods: parts of random choices.
             let mut nogoods: Vec<Vec<(u32, u32)>> = Vec::new();
@@ -813,7 +818,7 @@ mod tests {
     fn the_milp_and_the_enumeration_agree() {
         for seed in 1..=8 {
             let (_, bounds, r) = small(seed);
-            let least = every_choice(&r).iter().map(|c| r.value(c)).min().unwrap();
+            let least = every_choice(&r).iter().map(|c| value(&r, c)).min().unwrap();
             let dl = Deadline::after(Duration::from_secs(60));
             let Some(Master::Value(b, Some(choice))) =
                 solve_relaxation(&r, &bounds, &[], None, &dl)
@@ -824,7 +829,7 @@ mod tests {
             let ks: Vec<u32> = (0..r.cands.len())
                 .map(|o| r.cands[o].iter().position(|&t| t == choice[o]).unwrap() as u32)
                 .collect();
-            assert_eq!(r.value(&ks), least, "seed {seed}: its choice");
+            assert_eq!(value(&r, &ks), least, "seed {seed}: its choice");
             for cap in [least - 1, least, least + 3] {
                 let milp = solve_relaxation(&r, &bounds, &[], Some(cap * r.unit), &dl);
                 let enumerated = r.next_within(cap, &[], None, None, u64::MAX, far());
@@ -841,7 +846,7 @@ mod tests {
     #[test]
     fn the_enumeration_out_of_nodes_is_unknown() {
         let (_, _, r) = small(1);
-        let cap = every_choice(&r).iter().map(|c| r.value(c)).max().unwrap();
+        let cap = every_choice(&r).iter().map(|c| value(&r, c)).max().unwrap();
         let within = |nodes| r.next_within(cap, &[], None, None, nodes, far());
         assert!(matches!(within(u64::MAX), Next::Choice(_)));
         assert_eq!(within(1), Next::Unknown);

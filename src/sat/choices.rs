@@ -709,19 +709,10 @@ impl<'a> Search<'_, 'a> {
         after: &mut Option<(u64, Vec<u32>)>,
         deadline: &Deadline,
     ) -> Proposal {
+        // Without the relaxation (beyond the MILP's limits, or no time left
+        // to build it) its MILP cannot be solved either.
         let Some(rel) = rel else {
-            return match solve_without(self.inst, bounds, excluded, deadline) {
-                None => Proposal::Unsolved,
-                Some(Master::Exhausted) => Proposal::Beyond(u64::MAX),
-                Some(Master::Value(b, choice)) => {
-                    self.relaxation = Some(b.source);
-                    match choice {
-                        Some(c) if b.value <= level => Proposal::Within(c),
-                        None if b.value <= level => Proposal::Unsolved,
-                        _ => Proposal::Beyond(b.value),
-                    }
-                }
-            };
+            return Proposal::Unsolved;
         };
         let nogoods: Vec<&[(u32, u32)]> = bounds
             .nogoods
