@@ -23,6 +23,7 @@ use crate::list::ListOptions;
 use crate::list::priority::Rule;
 use crate::local::Effort;
 use crate::milp::MilpOptions;
+use crate::sat::choices::{LevelRefutations, Pass, Proven};
 use crate::solve::{Deadline, NoteKind, SolveOptions, SolveResult, Status};
 
 /// What every engine searches from.
@@ -30,6 +31,9 @@ pub struct Context<'a> {
     pub inst: &'a Instance,
     /// The combinatorial bounds (computed once per solve).
     pub bounds: &'a Bounds,
+    /// Refutations the choice enumeration made at the levels of the bound,
+    /// for its later passes in the same solve.
+    pub at_levels: &'a LevelRefutations,
     /// When to hand back; cancelled early when another engine settled the
     /// instance (the portfolio's flag).
     pub deadline: Deadline,
@@ -96,9 +100,11 @@ pub fn solve(engine: &dyn Engine, inst: &Instance, opts: &SolveOptions) -> Solve
         }
         strengthen(inst, &mut bounds, &deadline, windows, refute);
     }
+    let at_levels = LevelRefutations::default();
     let ctx = Context {
         inst,
         bounds: &bounds,
+        at_levels: &at_levels,
         deadline,
         opts,
     };
@@ -527,24 +533,33 @@ fn large_neighbourhoods(
 
 /// The choice-driven search (sat/choices.rs, models/sat.md §10) on `share`
 /// of the time left: whole tiling choices from the relaxation, each decided
-/// by the SAT engine with every op fixed, below the incumbent. Its schedule
-/// (validated) and its bound (the enumeration's, when higher) are merged.
-pub fn choice_search(ctx: &Context, r: SolveResult, share: f64, levels: bool) -> SolveResult {
+/// by the SAT engine with every op fixed, below the incumbent or at the
+/// bound's level (`pass`). Its schedule (validated) and its bound (the
+/// enumeration's, when higher) are merged.
+pub fn choice_search(ctx: &Context, r: SolveResult, share: f64, pass: Pass) -> SolveResult {
     if r.status.is_settled() || ctx.deadline.expired() {
         return r;
     }
     let t = Instant::now();
     let deadline = ctx.deadline.share(share);
     let budget = crate::sat::budget_bytes(ctx.opts.memory_limit_mib);
+    let levels = pass != Pass::Below;
+    let early = pass == Pass::EarlyLevels;
     // Answers get more time when there is more: an eightieth of the share
     // at first (at least the default), up to an eighth. (With a fortieth and
     // a quarter, hard-o25-s3 spent its 120 s of 300 on 6 choices, none
-    // decided, 2026-11-25.)
+    // decided, 2026-11-25.) The early level pass hands back where a choice
+    // stays undecided in an eighth of its time, whatever the share: the
+    // searches after it need the rest.
     let span = deadline.remaining();
     let base = crate::sat::choices::ChoiceOptions::default();
     let opts = crate::sat::choices::ChoiceOptions {
         first_sub_time: (span / 80).max(base.first_sub_time),
-        max_sub_time: (span / 8).max(base.max_sub_time),
+        max_sub_time: if early {
+            span / 8
+        } else {
+            (span / 8).max(base.max_sub_time)
+        },
         // A second an answer of a choice encoded alone, but at most an
         // eighth of the share (short runs keep several choices).
         alone_sub_time: base.alone_sub_time.min(span / 8),
@@ -560,11 +575,16 @@ pub fn choice_search(ctx: &Context, r: SolveResult, share: f64, levels: bool) ->
             (span / 8).max(Duration::from_secs(8))
         },
         levels,
+        early,
         ..base
     };
     let out = crate::sat::choices::search(
         ctx.inst,
         ctx.bounds,
+        Proven {
+            lb: r.lower_bound,
+            at_levels: ctx.at_levels,
+        },
         r.schedule.as_ref(),
         &deadline,
         budget,
@@ -583,7 +603,11 @@ pub fn choice_search(ctx: &Context, r: SolveResult, share: f64, levels: bool) ->
     r.note(format!(
         "choice search{}: makespan {} -> {} in {:.2} s ({} tiling choices from the relaxation, \
          {}: {} improvements, {} refuted{}, {} undecided at {:.2} s each)",
-        if levels { " at the bound's level" } else { "" },
+        match pass {
+            Pass::Below => "",
+            Pass::Levels => " at the bound's level",
+            Pass::EarlyLevels => " at the bound's level (early pass)",
+        },
         shown(before),
         shown(r.makespan),
         t.elapsed().as_secs_f64(),

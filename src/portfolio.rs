@@ -9,6 +9,7 @@ use std::time::Duration;
 use crate::engine::{Context, Engine, IncumbentShare, ListEngine, MilpEngine, SatEngine};
 use crate::instance::Instance;
 use crate::milp::MilpOptions;
+use crate::sat::choices::Pass;
 use crate::solve::{NoteKind, SolveOptions, SolveResult, Status, StepAside};
 
 /// Largest node graph (over tiling choices) handed to the exact engines.
@@ -207,6 +208,17 @@ impl Portfolio {
             );
             return side_by_side(ctx, &milp, inc, nodes);
         }
+        // The whole encoding grows with the incumbent's makespan: where it
+        // does not fit, the choice search (each choice encoded alone) first,
+        // whose schedule often brings it within the budget, and the SAT
+        // engine's rounds follow as where it fitted at once (hard-o25-s2,
+        // seed 2: list scheduling's 268 put it at 1117 MiB, the choice
+        // search's 174, found in 7 s, within 512).
+        let mut chosen = false;
+        if crate::sat::fits(inst, inc.makespan, opts.memory_limit_mib).is_err() {
+            inc = choices_first(ctx, inc);
+            chosen = true;
+        }
         if let Err(why) = crate::sat::fits(inst, inc.makespan, opts.memory_limit_mib) {
             // Long horizons or large encodings: the neighbourhood search over
             // time windows needs no whole encoding (each neighbourhood has a
@@ -218,7 +230,6 @@ impl Portfolio {
                 windows_first(nodes)
             );
             inc.step_aside(why.why, msg);
-            let inc = choices_first(ctx, inc);
             return without_whole_encoding(ctx, &milp, inc, nodes, 0);
         }
         // Up to SAT_ALL_NODES nodes the SAT engine gets all the remaining
@@ -264,7 +275,8 @@ impl Portfolio {
                 first_answer_time(&sat_deadline).as_secs_f64()
             )
         } else if levels_after {
-            "the choice search and the large-neighbourhood search first; no probe answered at \
+            "the choice enumeration at the bound's level while its levels hold few choices, \
+             then the choice search and the large-neighbourhood search; no probe answered at \
              a quarter of the time: the large-neighbourhood search again, then the choice \
              enumeration at the bound's level"
                 .to_string()
@@ -284,8 +296,20 @@ impl Portfolio {
         if !orders_decide {
             // The full encoding's first models come slowly where memory is
             // tight: whole tiling choices first, then neighbourhoods, so
-            // that its descent starts low.
-            r = choices_first(&sat_ctx, r);
+            // that its descent starts low. Before the choices below the
+            // incumbent, the choices at the bound's levels while the levels
+            // hold few (sat/choices.rs `EARLY_LEVEL_CHOICES`), on all the
+            // time: hard-o12-s4 at 20 s (two runs at once, 2026-11-27) was
+            // proven on 21 runs of 30 this way (in 6.4-19.4 s) and on 1 of
+            // 10 without, where the last level pass had 9-10 s; the runs it
+            // leaves open end at the list schedule's 128-134 (114-117
+            // without). Handing back at 70 % of the time proved 1 of 10 (the
+            // last level pass, resuming at the bound it reached, had too
+            // little left); a choice search of 15 % before it, 2 of 5.
+            if !chosen {
+                r = choices(&sat_ctx, r, 1.0, Pass::EarlyLevels);
+                r = choices_first(&sat_ctx, r);
+            }
             r = crate::engine::neighbourhood_search(&sat_ctx, r, LNS_FIRST_SHARE, 0);
         }
         r = if orders_decide {
@@ -351,7 +375,7 @@ fn windows_then_levels(ctx: &Context, r: SolveResult, nodes: u64, round: u64) ->
     // at its level (on the 25-op memory-tight instances the MILP engine
     // enumerates no tiling combinations, over 10^11 of them, and list
     // scheduling had the rest: 143 s of 300 without a gain on hard-o25-s5).
-    choices(ctx, r, LEVELS_SHARE, true)
+    choices(ctx, r, LEVELS_SHARE, Pass::Levels)
 }
 
 /// Whether the second thread of `side_by_side` runs a time-window search
@@ -387,17 +411,17 @@ fn windows_first(nodes: u64) -> String {
 /// over every candidate at once miss (hard-o25-s1: 151, optimal, in 2-3 s,
 /// where 300 s of the time-window search ended at 153).
 fn choices_first(ctx: &Context, r: SolveResult) -> SolveResult {
-    choices(ctx, r, CHOICE_SHARE, false)
+    choices(ctx, r, CHOICE_SHARE, Pass::Below)
 }
 
 /// The choice-driven search on `share` of the time left, where it applies
-/// (`choices_first`); with `levels`, the destructive enumeration that raises
-/// the bound (models/sat.md §10.1).
-fn choices(ctx: &Context, r: SolveResult, share: f64, levels: bool) -> SolveResult {
+/// (`choices_first`); at the levels (`pass`), the destructive enumeration
+/// that raises the bound (models/sat.md §10.1).
+fn choices(ctx: &Context, r: SolveResult, share: f64, pass: Pass) -> SolveResult {
     if !choices_apply(ctx) {
         return r;
     }
-    crate::engine::choice_search(ctx, r, share, levels)
+    crate::engine::choice_search(ctx, r, share, pass)
 }
 
 /// SAT rounds where core orders decide the schedule: a round that gets no
@@ -460,7 +484,7 @@ fn memory_round(ctx: &Context, r: SolveResult, levels_after: bool) -> SolveResul
         .makespan
         .is_some_and(|m| m as f64 <= r.lower_bound as f64 * (1.0 + LEVELS_NEAR));
     let r = if levels_after && near && !r.status.is_settled() {
-        choices(ctx, r, 1.0, true)
+        choices(ctx, r, 1.0, Pass::Levels)
     } else {
         r
     };
@@ -480,7 +504,7 @@ fn memory_round(ctx: &Context, r: SolveResult, levels_after: bool) -> SolveResul
     let mut r = round.search(ctx, r);
     if gave_up_since(&r, seen) && !r.status.is_settled() && !ctx.deadline.expired() {
         r = crate::engine::neighbourhood_search(ctx, r, LNS_AFTER_SHARE, 1);
-        r = choices(ctx, r, 1.0, true);
+        r = choices(ctx, r, 1.0, Pass::Levels);
     }
     r
 }
@@ -574,8 +598,10 @@ fn side_by_side(ctx: &Context, milp: &MilpEngine, inc: SolveResult, nodes: u64) 
         let (shared, milp_ctx, settled) = (&shared, &milp_ctx, &settled);
         let h_sat = s.spawn(move || {
             // Whole tiling choices first, as with one thread (where memory
-            // binds); where the whole encoding does not fit, this thread
-            // then runs the time-window neighbourhood search instead.
+            // binds: the early level pass, then below the incumbent); where
+            // the whole encoding does not fit, this thread then runs the
+            // time-window neighbourhood search instead.
+            let inc_sat = choices(shared, inc_sat, 1.0, Pass::EarlyLevels);
             let inc_sat = choices_first(shared, inc_sat);
             if inc_sat.status.is_settled() {
                 settled(&inc_sat);

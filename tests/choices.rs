@@ -13,7 +13,7 @@ use common::{legal_makespan, list_schedule, memory_tight, sat_optimum};
 use std::time::Duration;
 
 use tmin::instance::Instance;
-use tmin::sat::choices::{ChoiceOptions, Outcome, search};
+use tmin::sat::choices::{ChoiceOptions, LevelRefutations, Outcome, Proven, search};
 use tmin::schedule::Schedule;
 use tmin::solve::Deadline;
 
@@ -25,11 +25,25 @@ fn run(
     opts: &ChoiceOptions,
     secs: f64,
 ) -> (Outcome, u64) {
+    run_after(inst, start, opts, secs, &LevelRefutations::default(), None)
+}
+
+/// `run` after earlier passes of the same solve: from their bound `lb`
+/// (else the proven bounds') with their refutations at the levels.
+fn run_after(
+    inst: &Instance,
+    start: Option<&Schedule>,
+    opts: &ChoiceOptions,
+    secs: f64,
+    at_levels: &LevelRefutations,
+    lb: Option<u64>,
+) -> (Outcome, u64) {
     let bounds = tmin::engine::proven_bounds(inst, Duration::from_secs(2));
-    let lb = bounds.best.value;
+    let lb = lb.unwrap_or(bounds.best.value).max(bounds.best.value);
     let out = search(
         inst,
         &bounds,
+        Proven { lb, at_levels },
         start,
         &Deadline::after(Duration::from_secs_f64(secs)),
         BUDGET,
@@ -51,13 +65,14 @@ fn hasty() -> ChoiceOptions {
         idle: Duration::MAX,
         shared: false,
         levels: false,
+        early: false,
     }
 }
 
 #[test]
 fn schedules_are_legal_and_bounds_never_pass_the_optimum() {
     let (mut compared, mut improved, mut proven_here, mut skipped) = (0, 0, 0, 0);
-    let (mut raised_by_levels, mut by_net) = (0, 0);
+    let (mut raised_by_levels, mut by_net, mut resumed) = (0, 0, 0);
     for seed in 1..=40u64 {
         let inst = memory_tight(seed, 3 + (seed % 4) as u32, (2, 5));
         let Some(opt) = sat_optimum(&inst) else {
@@ -78,12 +93,18 @@ fn schedules_are_legal_and_bounds_never_pass_the_optimum() {
             levels: true,
             ..alone.clone()
         };
+        let early = ChoiceOptions {
+            levels: true,
+            early: true,
+            ..ChoiceOptions::default()
+        };
         let cases = [
             (ChoiceOptions::default(), 10.0),
             (alone, 10.0),
-            (levels, 10.0),
+            (levels.clone(), 10.0),
             (levels_alone, 10.0),
             (hasty(), 0.2),
+            (early, 10.0),
         ];
         for (k, (opts, secs)) in cases.into_iter().enumerate() {
             let t = std::time::Instant::now();
@@ -108,8 +129,9 @@ fn schedules_are_legal_and_bounds_never_pass_the_optimum() {
             skipped += out.stats.skipped;
             by_net += out.stats.net_refuted;
             if let Some(b) = &out.bound {
-                // The levels runs (cases 2, 3) raise the bound step by step.
-                raised_by_levels += usize::from(k == 2 || k == 3);
+                // The levels runs (cases 2, 3, 5) raise the bound step by
+                // step.
+                raised_by_levels += usize::from(k == 2 || k == 3 || k == 5);
                 assert!(b.value > lb, "seed {seed}: a bound that raises nothing");
                 assert!(
                     u128::from(b.value) <= opt,
@@ -123,10 +145,36 @@ fn schedules_are_legal_and_bounds_never_pass_the_optimum() {
                 }
             }
         }
+        // Two level passes of one solve: the first with no time for an
+        // answer (only the window net decides: it hands back at the first
+        // level a choice stays undecided), the second from the bound it
+        // reached with the refutations it left, which exclude their choices
+        // at once: what the second proves stays at most the optimum.
+        let net_only = ChoiceOptions {
+            levels: true,
+            ..hasty()
+        };
+        let at_levels = LevelRefutations::default();
+        let (first, lb) = run_after(&inst, Some(&start), &net_only, 10.0, &at_levels, None);
+        let lb = first.bound.map_or(lb, |b| b.value);
+        assert!(
+            u128::from(lb) <= opt,
+            "seed {seed}: first pass {lb} > {opt}"
+        );
+        resumed += usize::from(!at_levels.is_empty());
+        let (second, _) = run_after(&inst, Some(&start), &levels, 10.0, &at_levels, Some(lb));
+        if let Some(b) = &second.bound {
+            assert!(
+                u128::from(b.value) <= opt,
+                "seed {seed}: resumed bound {} above the optimum {opt}",
+                b.value
+            );
+        }
     }
     eprintln!(
         "{compared} compared, {improved} improved, {proven_here} proven, {skipped} skipped, \
-         {raised_by_levels} raised at levels, {by_net} refuted by the window net"
+         {raised_by_levels} raised at levels, {by_net} refuted by the window net, \
+         {resumed} level passes resumed"
     );
     // The checks must bite: most instances are compared, the search
     // improves on list scheduling and proves optima by enumeration on some,
@@ -140,6 +188,7 @@ fn schedules_are_legal_and_bounds_never_pass_the_optimum() {
         "{raised_by_levels} raised at levels"
     );
     assert!(by_net >= 40, "{by_net} refuted by the window net");
+    assert!(resumed >= 5, "{resumed} level passes resumed");
 }
 
 /// hard-o12-s4 of the memory-tight set (optimum 113): at the bound's level,
@@ -214,6 +263,10 @@ fn reaches_the_relaxation_bound_on_a_25_op_memory_tight_instance() {
     let out = search(
         &inst,
         &bounds,
+        Proven {
+            lb: bounds.best.value,
+            at_levels: &LevelRefutations::default(),
+        },
         Some(&start),
         &Deadline::after(Duration::from_secs(60)),
         512 << 20,
@@ -222,4 +275,33 @@ fn reaches_the_relaxation_bound_on_a_25_op_memory_tight_instance() {
     let s = out.schedule.expect("a better schedule");
     assert_eq!(legal_makespan(&inst, &s), u128::from(bounds.best.value));
     assert_eq!(bounds.best.value, 151);
+}
+
+/// The early level pass hands its time back where levels hold many choices
+/// (hard-o12-s2: 14 at its first level, hundreds from the eighth on, 24
+/// levels below its optimum 137) with what it proved, and does not run at
+/// all where the shared encoding does not fit (hard-o25-s2: each choice
+/// would need an encoding of its own).
+#[test]
+fn the_early_level_pass_hands_back_where_levels_are_crowded() {
+    let early = ChoiceOptions {
+        levels: true,
+        early: true,
+        ..ChoiceOptions::default()
+    };
+    let inst = memory_tight(2, 12, (4, 8));
+    let start = list_schedule(&inst, 100);
+    let t = std::time::Instant::now();
+    let (out, lb) = run(&inst, Some(&start), &early, 120.0);
+    // Long before its deadline (it takes a few seconds).
+    assert!(t.elapsed().as_secs_f64() < 60.0, "{:?}", out.stats);
+    assert!(out.stats.tried > 150, "{:?}", out.stats);
+    assert!(out.schedule.is_none());
+    let b = out.bound.expect("levels closed on the way");
+    assert!(b.value > lb && b.value < 137, "{} ({lb})", b.value);
+
+    let inst = memory_tight(2, 25, (4, 8));
+    let start = list_schedule(&inst, 100);
+    let (out, _) = run(&inst, Some(&start), &early, 20.0);
+    assert!(!out.stats.shared && out.stats.tried == 0 && out.bound.is_none());
 }

@@ -418,9 +418,11 @@ fn milp_counts_more_than_2_pow_64_tiling_combinations_in_words() {
     let inst = tmin::instance::parse_reader(text.as_bytes(), &path).unwrap();
     let bounds = tmin::bounds::lower_bounds(&inst);
     let opts = SolveOptions::default();
+    let at_levels = tmin::sat::choices::LevelRefutations::default();
     let ctx = Context {
         inst: &inst,
         bounds: &bounds,
+        at_levels: &at_levels,
         deadline: Deadline::after(std::time::Duration::from_secs(1)),
         opts: &opts,
     };

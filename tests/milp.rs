@@ -316,9 +316,11 @@ fn search_from_a_shared_incumbent() {
         let inst = parse(text);
         let bounds = tmin::bounds::lower_bounds(&inst);
         let o = opts(20);
+        let at_levels = tmin::sat::choices::LevelRefutations::default();
         let ctx = |d: Duration| Context {
             inst: &inst,
             bounds: &bounds,
+            at_levels: &at_levels,
             deadline: Deadline::after(d),
             opts: &o,
         };

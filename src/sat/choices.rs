@@ -33,6 +33,7 @@
 //! from one MILP solve each.
 
 use std::collections::HashMap;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use varisat::Lit;
@@ -80,7 +81,24 @@ pub struct ChoiceOptions {
     /// destructive enumeration that raises the bound) instead of below the
     /// incumbent.
     pub levels: bool,
+    /// With `levels`, the early pass (before any search below the
+    /// incumbent): only where the shared encoding fits; it hands its time
+    /// back, with the bound it reached, at a level of more than
+    /// `EARLY_LEVEL_CHOICES` proposals or with a choice undecided in
+    /// `max_sub_time`, and the answers at a level's end are boxed as a
+    /// choice's alone are (not run to the deadline).
+    pub early: bool,
 }
+
+/// Proposals at one level after which the early level pass hands its time
+/// back (`ChoiceOptions::early`). Where levels hold few choices it proves
+/// what the searches below the incumbent do not (hard-o12-s4: 80-100 a
+/// level, at most 113 = the optimum proven in 13-15 s of 20 with the pass
+/// first, on no seed of 3 without); where they hold many, the bound climbs
+/// slowly and the descent proves the optimum (hard-o12-s2: 14 at the
+/// first level, 185 at the eighth, 819 at the fourteenth, 24 levels below
+/// its optimum 137; the pass costs it 0.1-0.8 s).
+const EARLY_LEVEL_CHOICES: usize = 150;
 
 /// Least and most time of the window net's check of a choice
 /// (`net_decision`): half the time of an answer within these. Where
@@ -112,8 +130,22 @@ impl Default for ChoiceOptions {
             idle: Duration::MAX,
             shared: true,
             levels: false,
+            early: false,
         }
     }
+}
+
+/// Which enumeration a choice search runs (models/sat.md §10).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pass {
+    /// Choices below the incumbent: better schedules, and a bound where
+    /// the relaxation runs out.
+    Below,
+    /// Choices at the bound's level: the bound rises, or a schedule there
+    /// is optimal.
+    Levels,
+    /// The early level pass (`ChoiceOptions::early`).
+    EarlyLevels,
 }
 
 /// What the search did, for the notes.
@@ -280,12 +312,14 @@ fn shared_encoding<'m, 'a>(
 /// Choices from the relaxation, each decided below the incumbent (or, with
 /// `opts.levels`, at the level of the bound), until `deadline`; from the
 /// incumbent `start` (if any). `bounds` are the proven bounds and refuted
-/// choices every engine starts from. Where the encoding over every
-/// candidate fits, choices are decided under assumptions in it; else each
-/// with an encoding of its own.
+/// choices every engine starts from, `proven` what the solve proved since
+/// (the levels start at its bound, with its refutations). Where the
+/// encoding over every candidate fits, choices are decided under
+/// assumptions in it; else each with an encoding of its own.
 pub fn search(
     inst: &Instance,
     bounds: &Bounds,
+    proven: Proven,
     start: Option<&Schedule>,
     deadline: &Deadline,
     budget: u64,
@@ -308,7 +342,7 @@ pub fn search(
     };
     let mut s = Search {
         inst,
-        lb: bounds.best.value,
+        lb: proven.lb.max(bounds.best.value),
         budget,
         ub,
         best: None,
@@ -322,8 +356,15 @@ pub fn search(
         prefer: start.map(|st| st.choice.clone()),
     };
     s.stats.shared = s.shared.is_some();
+    if opts.early && s.shared.is_none() {
+        return Outcome {
+            schedule: None,
+            bound: None,
+            stats: s.stats,
+        };
+    }
     let found = if opts.levels {
-        s.levels(bounds, deadline, opts)
+        s.levels(bounds, proven.at_levels, deadline, opts)
     } else {
         s.descend(bounds, deadline, opts)
     };
@@ -365,6 +406,47 @@ fn bound_source(value: u64, levels: bool, stats: &ChoiceStats, relaxation: Optio
     }
 }
 
+/// What the solve proved before a search: a lower bound (the levels start
+/// there) and the refutations made at the levels.
+#[derive(Clone, Copy)]
+pub struct Proven<'p> {
+    pub lb: u64,
+    pub at_levels: &'p LevelRefutations,
+}
+
+/// Refutations made at the levels of the bound during one solve (one
+/// instance): `(S, T)`, no schedule of makespan at most `T` uses every
+/// tiling of `S`. A level pass that hands its time back leaves those at its
+/// level and above here, and the next pass (the portfolio's last, from the
+/// bound the first reached) excludes them at once instead of deciding their
+/// choices again.
+#[derive(Debug, Default)]
+pub struct LevelRefutations(Mutex<Vec<LevelRefutation>>);
+
+/// `(S, T)`: no schedule of makespan at most `T` uses every tiling of `S`
+/// (`(op, tiling)` pairs).
+type LevelRefutation = (Vec<(u32, u32)>, u64);
+
+impl LevelRefutations {
+    /// Those that still exclude something at `level` and above.
+    fn from(&self, level: u64) -> Vec<LevelRefutation> {
+        let kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        kept.iter().filter(|r| r.1 >= level).cloned().collect()
+    }
+
+    /// Whether no refutation is kept.
+    pub fn is_empty(&self) -> bool {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).is_empty()
+    }
+
+    /// Keeps `refuted` (a pass's, which began from `from`) for the levels
+    /// from `level` on.
+    fn keep(&self, mut refuted: Vec<LevelRefutation>, level: u64) {
+        refuted.retain(|r| r.1 >= level);
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = refuted;
+    }
+}
+
 /// What an enumeration proved.
 enum Found {
     /// The incumbent is optimal.
@@ -382,18 +464,7 @@ impl Search<'_, '_> {
         let mut tried: Vec<Vec<(u32, u32)>> = Vec::new();
         // (relaxed value, choice) of each skipped choice.
         let mut skipped: Vec<(u64, Vec<u32>)> = Vec::new();
-        let mut sub_time = opts.first_sub_time;
-        // Each choice encoded alone: an answer cut short leaves nothing
-        // behind (the next try builds and searches from scratch), so the
-        // short first rounds that suit the shared solver only cost time,
-        // and the least relaxed choices, the likeliest to hold a better
-        // schedule, should get their longer tries sooner. hard-o25-s1 (20
-        // s, 3 seeds): the choice of its optimum 151 needs 0.9-2.1 s; with
-        // rounds of 0.25, 0.5 and 1 s over 6 choices it was reached on 1
-        // seed of 3, with 1 s and 3 choices a round on all 3, in 1.3-7.0 s.
-        if s.shared.is_none() {
-            sub_time = sub_time.max(opts.alone_sub_time);
-        }
+        let mut sub_time = s.first_time(opts);
         // The relaxation's value over the choices not yet tried (None:
         // unknown, no bound from the enumeration).
         let mut open: Option<u64> = None;
@@ -506,14 +577,21 @@ impl Search<'_, '_> {
     /// has nothing left at `L` and nothing is skipped, no schedule has
     /// makespan `L`: the bound rises, to the least of the relaxation's
     /// value and one above each refutation still excluding.
-    fn levels(&mut self, bounds: &Bounds, deadline: &Deadline, opts: &ChoiceOptions) -> Found {
+    fn levels(
+        &mut self,
+        bounds: &Bounds,
+        at_levels: &LevelRefutations,
+        deadline: &Deadline,
+        opts: &ChoiceOptions,
+    ) -> Found {
         let s = self;
         let mut level = s.lb;
-        // (set, makespan): no schedule of makespan <= it uses all of set.
-        let mut refuted: Vec<(Vec<(u32, u32)>, u64)> = Vec::new();
+        // (set, makespan): no schedule of makespan <= it uses all of set;
+        // those an earlier pass left first.
+        let mut refuted: Vec<LevelRefutation> = at_levels.from(level);
         // Choices undecided at this level.
         let mut skipped: Vec<Vec<u32>> = Vec::new();
-        let mut sub_time = opts.first_sub_time;
+        let mut sub_time = s.first_time(opts);
         let mut closed_outright = false;
         let mut optimal = false;
         let patient = |s: &Search| s.patient(opts);
@@ -522,6 +600,8 @@ impl Search<'_, '_> {
         // level and the last choice it gave.
         let rel = crate::milp::aggregate::relaxation(s.inst, bounds, deadline);
         let mut after: Option<(u64, Vec<u32>)> = None;
+        // Proposals at the current level (`opts.early`).
+        let mut at_level: (u64, usize) = (level, 0);
         while !optimal && !deadline.expired() && u128::from(level) < s.ub && patient(s) {
             let active: Vec<&(Vec<(u32, u32)>, u64)> =
                 refuted.iter().filter(|r| r.1 >= level).collect();
@@ -555,10 +635,9 @@ impl Search<'_, '_> {
                         // optimum) was reached at the same time and its 30
                         // choices stayed undecided as with all the time
                         // (2026-11-26).
-                        let time = if s.shared.is_some() {
-                            deadline.remaining()
-                        } else {
-                            sub_time
+                        let time = match (s.shared.is_some(), opts.early) {
+                            (true, false) => deadline.remaining(),
+                            _ => sub_time,
                         };
                         match s.decide(&choice, Ask::AtMost(level), time, deadline) {
                             Verdict::Proven => {
@@ -578,7 +657,7 @@ impl Search<'_, '_> {
                         // No schedule of makespan `level` at all.
                         skipped.clear();
                         level += 1;
-                        sub_time = opts.first_sub_time;
+                        sub_time = s.first_time(opts);
                         continue;
                     }
                     if !skipped.is_empty() && sub_time >= opts.max_sub_time {
@@ -591,12 +670,19 @@ impl Search<'_, '_> {
                 let above = active.iter().map(|r| r.1 + 1).min().unwrap_or(u64::MAX);
                 level = value.min(above).max(level + 1);
                 log::debug!("choices: level {level} (relaxation {value})");
-                sub_time = opts.first_sub_time;
+                sub_time = s.first_time(opts);
                 continue;
             }
             let Some(choice) = choice else {
                 break;
             };
+            if at_level.0 != level {
+                at_level = (level, 0);
+            }
+            at_level.1 += 1;
+            if opts.early && at_level.1 > EARLY_LEVEL_CHOICES {
+                break;
+            }
             s.stats.tried += 1;
             // The window net first on every choice at the level (a
             // millisecond where it refutes); the encoding decides those it
@@ -609,7 +695,7 @@ impl Search<'_, '_> {
                 Some(set) if set.is_empty() => {
                     skipped.clear();
                     level += 1;
-                    sub_time = opts.first_sub_time;
+                    sub_time = s.first_time(opts);
                 }
                 Some(set) => refuted.push((set, level)),
                 // The first choice the net leaves at a level, the nearest
@@ -627,7 +713,7 @@ impl Search<'_, '_> {
                         Verdict::Proven => optimal = true,
                         Verdict::Refuted(set) if set.is_empty() => {
                             level += 1;
-                            sub_time = opts.first_sub_time;
+                            sub_time = s.first_time(opts);
                         }
                         Verdict::Refuted(set) => refuted.push((set, level)),
                         Verdict::Undecided | Verdict::TooLarge => skipped.push(choice),
@@ -641,6 +727,7 @@ impl Search<'_, '_> {
         if optimal || u128::from(level) >= s.ub {
             return Found::Optimal;
         }
+        at_levels.keep(refuted, level);
         Found::Bound(Some(level))
     }
 }
@@ -798,6 +885,32 @@ impl<'a> Search<'_, 'a> {
             self.decide_shared(choice, ask, time, deadline)
         } else {
             self.decide_alone(choice, ask, time, deadline)
+        }
+    }
+
+    /// The time of the first answers: `first_sub_time`; for a choice encoded
+    /// alone at least `alone_sub_time`, below the incumbent and at the
+    /// levels alike. There an answer cut short leaves nothing behind (the
+    /// next try builds and searches from scratch), so the short first
+    /// rounds that suit the shared solver only cost time, and the least
+    /// relaxed choices, the likeliest to hold a better schedule, should
+    /// get their longer tries sooner. hard-o25-s1 (20 s, 3 seeds): the
+    /// choice of its optimum 151 needs 0.9-2.1 s; with rounds of 0.25, 0.5
+    /// and 1 s over 6 choices it was reached on 1 seed of 3, with 1 s and 3
+    /// choices a round on all 3, in 1.3-7.0 s. hard-o25-s2 at its optimum's
+    /// level 171: the choice that holds it needs about 2 s; in rounds of
+    /// 0.25, 0.5, 1 and 2 s over its level's 3 choices the 2 s round begins
+    /// after 4.75 s of answers (the 20 s runs ended during it), from 1 s
+    /// after 1 s.
+    /// (Keeping each skipped choice's encoding for its next answer saved
+    /// the builds but not the search: a model comes on another path, 3.6 s
+    /// over answers of 0.5, 1 and 2 s where one answer from scratch took
+    /// 1.9 s; 8 of 9 runs proven either way on hard-o25-s2, s4 and s5.)
+    fn first_time(&self, opts: &ChoiceOptions) -> Duration {
+        if self.shared.is_some() {
+            opts.first_sub_time
+        } else {
+            opts.first_sub_time.max(opts.alone_sub_time)
         }
     }
 
@@ -1180,7 +1293,26 @@ impl<'a> Search<'_, 'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::{ChoiceStats, bound_source};
+    use super::{ChoiceStats, LevelRefutations, bound_source};
+
+    /// A refutation made at makespan `T` says nothing of the levels above
+    /// `T` (a choice without a schedule of makespan `T` may have one of
+    /// `T + 1`): the next pass gets those at its level and above only, and
+    /// a pass keeps only those at or above the level it reached.
+    #[test]
+    fn refutations_carry_only_to_the_levels_they_hold_at() {
+        let memo = LevelRefutations::default();
+        assert!(memo.is_empty());
+        let a = vec![(0, 1), (1, 0)];
+        let b = vec![(0, 0)];
+        memo.keep(vec![(a.clone(), 10), (b.clone(), 12)], 10);
+        assert_eq!(memo.from(10), vec![(a.clone(), 10), (b.clone(), 12)]);
+        assert_eq!(memo.from(11), vec![(b.clone(), 12)]);
+        assert!(memo.from(13).is_empty());
+        // A pass that reached 12 keeps what holds from 12 on.
+        memo.keep(memo.from(10), 12);
+        assert_eq!(memo.from(0), vec![(b, 12)]);
+    }
 
     /// A bound of a search that decided no choice is the relaxation's and
     /// names it (a 25-op instance at 2 s: "tiling choices ... 0 tried, 0
