@@ -6,7 +6,8 @@
 //! found the optimum, and it finds the optimum of a 25-op memory-tight
 //! instance that the searches over every candidate at once do not. The
 //! window net refutes choices before any encoding, and its refutations keep
-//! every bound at most the optimum.
+//! every bound at most the optimum, also where a later pass resumes from
+//! them; the early level pass hands back where levels are crowded.
 
 mod common;
 use common::{legal_makespan, list_schedule, memory_tight, sat_optimum};
