@@ -214,12 +214,13 @@ impl Portfolio {
         // engine's rounds follow as where it fitted at once (hard-o25-s2,
         // seed 2: list scheduling's 268 put it at 1117 MiB, the choice
         // search's 174, found in 7 s, within 512).
-        let mut chosen = false;
-        if crate::sat::fits(inst, inc.makespan, opts.memory_limit_mib).is_err() {
+        let mut fit = crate::sat::fits(inst, inc.makespan, opts.memory_limit_mib);
+        let chosen = fit.is_err();
+        if chosen {
             inc = choices_first(ctx, inc);
-            chosen = true;
+            fit = crate::sat::fits(inst, inc.makespan, opts.memory_limit_mib);
         }
-        if let Err(why) = crate::sat::fits(inst, inc.makespan, opts.memory_limit_mib) {
+        if let Err(why) = fit {
             // Long horizons or large encodings: the neighbourhood search over
             // time windows needs no whole encoding (each neighbourhood has a
             // small one of its own) and gets most of the time; the

@@ -131,9 +131,14 @@ impl Relaxation {
         let mut work = vec![0u64; nc];
         let mut loads: Vec<Vec<(u32, u32, u128)>> = vec![Vec::new(); nc];
         let mut areas: Vec<Vec<(u32, u32, u128)>> = vec![Vec::new(); inst.platform.mems.len()];
+        // Ops with a candidate that may be empty (no work, no critical
+        // path): they link nothing in the chain (problem.md §6).
+        let mut empties = vec![false; n_ops];
         for (o, ts) in cands.iter().enumerate() {
             for (k, &t) in ts.iter().enumerate() {
                 lib.core_work(t, &mut work);
+                empties[o] |=
+                    work.iter().all(|&w| w == 0) && lib.tilings[t as usize].critical_path == 0;
                 for (c, &w) in work.iter().enumerate() {
                     if w > 0 {
                         loads[c].push((o as u32, k as u32, u128::from(w / unit)));
@@ -171,13 +176,6 @@ impl Relaxation {
         if lib.n_nodes() <= MAX_ROW_NODES {
             head_load_tail_rows(&mut rows, inst, bounds, &cands, unit, until)?;
         }
-        let empty = |o: usize| {
-            cands[o].iter().any(|&t| {
-                lib.core_work(t, &mut work);
-                work.iter().all(|&w| w == 0) && lib.tilings[t as usize].critical_path == 0
-            })
-        };
-        let empties: Vec<bool> = (0..n_ops).map(empty).collect();
         let mut succ_start = vec![0u32];
         let mut succ = Vec::new();
         for a in 0..n_ops {
