@@ -137,9 +137,14 @@ impl Net {
     /// windows move (shaving's probes: one window narrowed, its precedence
     /// cone moved, most resources untouched).
     pub fn propagate_quiet(&self, w: &mut Windows, quiet: &mut Quiet) -> bool {
+        self.fixpoint(w, quiet, &mut Scratch::default())
+    }
+
+    /// `propagate_quiet` with the edge-finding buffers of the caller
+    /// (shaving runs thousands of propagations a choice).
+    fn fixpoint(&self, w: &mut Windows, quiet: &mut Quiet, scratch: &mut Scratch) -> bool {
         let n_res = self.resources.len() + self.cumulative.len();
         quiet.snaps.resize(n_res, None);
-        let mut scratch = Scratch::default();
         for _ in 0..MAX_ROUNDS {
             self.precedence(w);
             if (0..self.len()).any(|v| w.est[v] + self.dur[v] > w.lct[v]) {
@@ -204,9 +209,12 @@ impl Net {
         // The resources quiet at `w`'s fixpoint: each probe starts from it
         // and runs again only the resources its narrowing reaches.
         let mut quiet = Quiet::default();
-        if !self.propagate_quiet(w, &mut quiet) {
+        let mut scratch = Scratch::default();
+        if !self.fixpoint(w, &mut quiet, &mut scratch) {
             return false;
         }
+        // A probe's windows and quiet resources, their buffers reused.
+        let mut probe = (w.clone(), Quiet::default());
         let mut tasks: Vec<u32> = self.resources.iter().flatten().copied().collect();
         if tasks.is_empty() {
             // Shaving the tasks of the unary resources cuts as much as
@@ -229,16 +237,34 @@ impl Net {
                     let (lo, hi) = (w.est[v], w.lct[v] - self.dur[v]);
                     // The least room `k` (start <= lo + k, or start >= hi - k)
                     // that survives; k = hi - lo is the window itself.
-                    let (mut a, mut b) = (0i64, hi - lo);
-                    while a < b {
-                        let k = a + (b - a) / 2;
-                        let mut t = w.clone();
+                    let mut survives = |k: i64| {
+                        let (t, q) = &mut probe;
+                        t.est.clone_from(&w.est);
+                        t.lct.clone_from(&w.lct);
+                        q.snaps.clone_from(&quiet.snaps);
                         if late {
                             t.est[v] = hi - k;
                         } else {
                             t.lct[v] = lo + k + self.dur[v];
                         }
-                        if self.propagate_quiet(&mut t, &mut quiet.clone()) {
+                        self.fixpoint(t, q, &mut scratch)
+                    };
+                    // Most bounds do not move (every bound in a fixpoint's
+                    // last round): the tightest probe first settles those
+                    // in one propagation instead of a binary search's
+                    // log(window) (monotone: where the least room survives,
+                    // every wider one does).
+                    let (mut a, mut b) = (0i64, hi - lo);
+                    if b > 0 {
+                        if survives(0) {
+                            b = 0;
+                        } else {
+                            a = 1;
+                        }
+                    }
+                    while a < b {
+                        let k = a + (b - a) / 2;
+                        if survives(k) {
                             b = k;
                         } else {
                             a = k + 1;
@@ -251,7 +277,7 @@ impl Net {
                             w.est[v] += a;
                         }
                         moved = true;
-                        if !self.propagate_quiet(w, &mut quiet) {
+                        if !self.fixpoint(w, &mut quiet, &mut scratch) {
                             return false;
                         }
                     }
@@ -397,6 +423,9 @@ pub struct EdgeFinding {
     work: Vec<i64>,
     ect: Vec<(i64, i64)>,
     after: Vec<(i64, usize)>,
+    /// `(est, lct, dur)` of the tasks in `by_est` order: the scan per `l`
+    /// reads them in a row.
+    sorted: Vec<(i64, i64, i64)>,
 }
 
 impl EdgeFinding {
@@ -425,10 +454,16 @@ impl EdgeFinding {
             work: wv,
             ect: ev,
             after,
+            sorted,
         } = self;
         by_est.clear();
         by_est.extend_from_slice(tasks);
         by_est.sort_unstable_by_key(|&v| std::cmp::Reverse(est[v as usize]));
+        sorted.clear();
+        sorted.extend(by_est.iter().map(|&v| {
+            let v = v as usize;
+            (est[v], lct[v], dur[v])
+        }));
         lcts.clear();
         lcts.extend(tasks.iter().map(|&v| lct[v as usize]));
         lcts.sort_unstable();
@@ -438,19 +473,23 @@ impl EdgeFinding {
             wv.clear();
             ev.clear();
             let (mut work, mut best) = (0i64, (i64::MIN, 0i64));
-            for (q, &i) in by_est.iter().enumerate() {
-                let i = i as usize;
-                if lct[i] > l {
-                    continue;
-                }
-                work += dur[i];
-                let a = est[i];
-                // The suffix is whole once no later task of est `a` remains.
-                if by_est[q + 1..]
-                    .iter()
-                    .take_while(|&&j| est[j as usize] == a)
-                    .any(|&j| lct[j as usize] <= l)
+            let mut q = 0;
+            while q < sorted.len() {
+                // The suffix is whole once every task of est `a` is in it:
+                // the tasks of one est as a group (a scan per task of the
+                // rest of its group was quadratic in the ties).
+                let a = sorted[q].0;
+                let mut any = false;
+                while let Some(&(e, c, p)) = sorted.get(q)
+                    && e == a
                 {
+                    if c <= l {
+                        work += p;
+                        any = true;
+                    }
+                    q += 1;
+                }
+                if !any {
                     continue;
                 }
                 if a + work > best.0 {
