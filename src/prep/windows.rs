@@ -17,8 +17,9 @@ use std::time::Instant;
 
 use super::timetable::{Cumulative, timetable};
 
-/// Largest unary resource edge finding runs on (its cost is cubic in the
-/// tasks of the resource); larger ones get the overload check only.
+/// Largest unary resource edge finding runs on (set when it ran on the
+/// sweep, whose cost grows as the square of the tasks; the Θ-Λ tree now
+/// used would allow more); larger ones get the overload check only.
 const MAX_EDGE_FINDING: usize = 160;
 
 /// Rounds of precedence + edge finding before giving up on a fixpoint (each
@@ -322,7 +323,8 @@ impl Quiet {
 
 /// Buffers of edge finding in the net, reused across its resources and
 /// rounds: the resource's tasks numbered `0..n`, their durations and
-/// windows (forward, then time reversed), and the sweep's own buffers.
+/// windows (forward, then time reversed), and the buffers of the Θ-Λ tree
+/// (edge finding) and of the sweep (the overload check alone).
 #[derive(Default)]
 struct Scratch {
     local: Vec<u32>,
@@ -331,6 +333,7 @@ struct Scratch {
     lct: Vec<i64>,
     raise: Vec<(u32, i64)>,
     sweep: EdgeFinding,
+    tree: super::theta::ThetaLambda,
 }
 
 impl Scratch {
@@ -357,7 +360,7 @@ impl Scratch {
                     self.lct.push(l);
                 }
             }
-            if !self.sweep_raises() {
+            if !self.raises() {
                 return None;
             }
             for &(k, e) in &self.raise {
@@ -376,16 +379,26 @@ impl Scratch {
 
     /// Edge finding on the local windows, its raises into `raise`: false
     /// on overload.
-    fn sweep_raises(&mut self) -> bool {
+    fn raises(&mut self) -> bool {
         let full = self.local.len() <= MAX_EDGE_FINDING;
         self.raise.clear();
         let raise = &mut self.raise;
-        self.sweep
-            .run(&self.local, &self.dur, &self.est, &self.lct, full, |f| {
-                if let Found::Raise { k, ect, .. } = f {
-                    raise.push((k, ect));
-                }
-            })
+        let take = |f| {
+            if let Found::Raise { k, ect, .. } = f {
+                raise.push((k, ect));
+            }
+        };
+        // The net needs the windows only, not the sets: the Θ-Λ tree
+        // reaches the sweep's fixpoint (prep::theta's test) in
+        // `O(n log n)`, faster even on a job shop's 10 tasks a machine
+        // (`tmin bound`: abz5 0.81x, ft10 0.65x the time, 2026-11-27).
+        if full {
+            self.tree
+                .run(&self.local, &self.dur, &self.est, &self.lct, take)
+        } else {
+            self.sweep
+                .run(&self.local, &self.dur, &self.est, &self.lct, false, take)
+        }
     }
 }
 
