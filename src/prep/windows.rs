@@ -391,7 +391,9 @@ impl Scratch {
         // The net needs the windows only, not the sets: the Θ-Λ tree
         // reaches the sweep's fixpoint (prep::theta's test) in
         // `O(n log n)`, faster even on a job shop's 10 tasks a machine
-        // (`tmin bound`: abz5 0.81x, ft10 0.65x the time, 2026-11-27).
+        // (models/bounds.md §7). The overload check alone stays on the
+        // sweep, which skips the tree's search for each raise's sets (a
+        // 200-job, 3-machine job shop: `tmin bound` 0.38 s against 0.93 s).
         if full {
             self.tree
                 .run(&self.local, &self.dur, &self.est, &self.lct, take)
@@ -427,7 +429,6 @@ pub enum Found {
 /// into a clause). Reuses its buffers between calls.
 #[derive(Default)]
 pub struct EdgeFinding {
-    by_est: Vec<u32>,
     lcts: Vec<i64>,
     /// Per est-suffix `q` (est descending, ties together) for one `l`: its
     /// `a`, `p(Ω(a, l))`, the best completion over suffixes `<= q` and the `a`
@@ -436,7 +437,7 @@ pub struct EdgeFinding {
     work: Vec<i64>,
     ect: Vec<(i64, i64)>,
     after: Vec<(i64, usize)>,
-    /// `(est, lct, dur)` of the tasks in `by_est` order: the scan per `l`
+    /// `(est, lct, dur)` of the tasks, est descending: the scan per `l`
     /// reads them in a row.
     sorted: Vec<(i64, i64, i64)>,
 }
@@ -461,7 +462,6 @@ impl EdgeFinding {
         mut found: impl FnMut(Found),
     ) -> bool {
         let EdgeFinding {
-            by_est,
             lcts,
             a: av,
             work: wv,
@@ -469,14 +469,13 @@ impl EdgeFinding {
             after,
             sorted,
         } = self;
-        by_est.clear();
-        by_est.extend_from_slice(tasks);
-        by_est.sort_unstable_by_key(|&v| std::cmp::Reverse(est[v as usize]));
         sorted.clear();
-        sorted.extend(by_est.iter().map(|&v| {
+        sorted.extend(tasks.iter().map(|&v| {
             let v = v as usize;
             (est[v], lct[v], dur[v])
         }));
+        // Within one est the order is free: a group is summed whole.
+        sorted.sort_unstable_by_key(|&(e, _, _)| std::cmp::Reverse(e));
         lcts.clear();
         lcts.extend(tasks.iter().map(|&v| lct[v as usize]));
         lcts.sort_unstable();
@@ -691,6 +690,29 @@ mod tests {
         best
     }
 
+    /// Durations, edges and unary resources of a net.
+    type NetParts = (Vec<i64>, Vec<(u32, u32)>, Vec<Vec<u32>>);
+
+    /// A random net's parts over `n` tasks: durations in `1..=max_dur`,
+    /// each forward edge with chance `1 / one_in`, two unary resources each
+    /// holding a task with chance one half.
+    fn random_parts(
+        rng: &mut crate::rng::SplitMix64,
+        n: u32,
+        max_dur: u64,
+        one_in: u64,
+    ) -> NetParts {
+        let dur: Vec<i64> = (0..n).map(|_| 1 + rng.below(max_dur) as i64).collect();
+        let edges: Vec<(u32, u32)> = (0..n)
+            .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+            .filter(|_| rng.below(one_in) == 0)
+            .collect();
+        let unary: Vec<Vec<u32>> = (0..2)
+            .map(|_| (0..n).filter(|_| rng.below(2) == 0).collect())
+            .collect();
+        (dur, edges, unary)
+    }
+
     fn far() -> Instant {
         Instant::now() + std::time::Duration::from_secs(5)
     }
@@ -705,14 +727,7 @@ mod tests {
         let (mut emptied, mut moved) = (0, 0);
         for _ in 0..300 {
             let n = 12u32;
-            let dur: Vec<i64> = (0..n).map(|_| 1 + rng.below(5) as i64).collect();
-            let edges: Vec<(u32, u32)> = (0..n)
-                .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
-                .filter(|_| rng.below(6) == 0)
-                .collect();
-            let unary: Vec<Vec<u32>> = (0..2)
-                .map(|_| (0..n).filter(|_| rng.below(2) == 0).collect())
-                .collect();
+            let (dur, edges, unary) = random_parts(&mut rng, n, 5, 6);
             let tasks: Vec<u32> = (0..n).filter(|_| rng.below(2) == 0).collect();
             // Handover to any successor (in the nets built from instances
             // they demand the memory too; here their windows are read
@@ -776,14 +791,7 @@ mod tests {
         let (mut emptied, mut shaved) = (0, 0);
         for _ in 0..200 {
             let n = 10u32;
-            let dur: Vec<i64> = (0..n).map(|_| 1 + rng.below(4) as i64).collect();
-            let edges: Vec<(u32, u32)> = (0..n)
-                .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
-                .filter(|_| rng.below(7) == 0)
-                .collect();
-            let unary: Vec<Vec<u32>> = (0..2)
-                .map(|_| (0..n).filter(|_| rng.below(2) == 0).collect())
-                .collect();
+            let (dur, edges, unary) = random_parts(&mut rng, n, 4, 7);
             let net = Net::new(dur.clone(), &edges, unary.clone()).unwrap();
             let total: i64 = dur.iter().sum();
             let t = total / 3 + rng.below(total as u64 / 2 + 1) as i64;
