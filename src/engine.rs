@@ -543,8 +543,6 @@ pub fn choice_search(ctx: &Context, r: SolveResult, share: f64, pass: Pass) -> S
     let t = Instant::now();
     let deadline = ctx.deadline.share(share);
     let budget = crate::sat::budget_bytes(ctx.opts.memory_limit_mib);
-    let levels = pass != Pass::Below;
-    let early = pass == Pass::EarlyLevels;
     // Answers get more time when there is more: an eightieth of the share
     // at first (at least the default), up to an eighth. (With a fortieth and
     // a quarter, hard-o25-s3 spent its 120 s of 300 on 6 choices, none
@@ -555,7 +553,7 @@ pub fn choice_search(ctx: &Context, r: SolveResult, share: f64, pass: Pass) -> S
     let base = crate::sat::choices::ChoiceOptions::default();
     let opts = crate::sat::choices::ChoiceOptions {
         first_sub_time: (span / 80).max(base.first_sub_time),
-        max_sub_time: if early {
+        max_sub_time: if pass == Pass::EarlyLevels {
             span / 8
         } else {
             (span / 8).max(base.max_sub_time)
@@ -569,13 +567,12 @@ pub fn choice_search(ctx: &Context, r: SolveResult, share: f64, pass: Pass) -> S
         // needs the time (hard-o12-s4, 300 s: 120 s of the choice search
         // for 132 -> 119, gaps of 26-38 s between its steps, 2026-11-25).
         // At 4 s it cut proofs short at 20 s (hard-o12-s6, hard-o25-s1).
-        idle: if levels {
+        idle: if pass.at_levels() {
             base.idle
         } else {
             (span / 8).max(Duration::from_secs(8))
         },
-        levels,
-        early,
+        pass,
         ..base
     };
     let out = crate::sat::choices::search(
@@ -621,7 +618,7 @@ pub fn choice_search(ctx: &Context, r: SolveResult, share: f64, pass: Pass) -> S
         st.refuted,
         // The net checks choices at the level only (below the incumbent the
         // encoding's cores refute faster).
-        if levels {
+        if pass.at_levels() {
             format!(" ({} by the window net alone)", st.net_refuted)
         } else {
             String::new()

@@ -14,7 +14,7 @@ use common::{legal_makespan, list_schedule, memory_tight, sat_optimum};
 use std::time::Duration;
 
 use tmin::instance::Instance;
-use tmin::sat::choices::{ChoiceOptions, LevelRefutations, Outcome, Proven, search};
+use tmin::sat::choices::{ChoiceOptions, LevelRefutations, Outcome, Pass, Proven, search};
 use tmin::schedule::Schedule;
 use tmin::solve::Deadline;
 
@@ -65,8 +65,7 @@ fn hasty() -> ChoiceOptions {
         patience: usize::MAX,
         idle: Duration::MAX,
         shared: false,
-        levels: false,
-        early: false,
+        pass: Pass::Below,
     }
 }
 
@@ -87,16 +86,15 @@ fn schedules_are_legal_and_bounds_never_pass_the_optimum() {
             ..ChoiceOptions::default()
         };
         let levels = ChoiceOptions {
-            levels: true,
+            pass: Pass::Levels,
             ..ChoiceOptions::default()
         };
         let levels_alone = ChoiceOptions {
-            levels: true,
+            pass: Pass::Levels,
             ..alone.clone()
         };
         let early = ChoiceOptions {
-            levels: true,
-            early: true,
+            pass: Pass::EarlyLevels,
             ..ChoiceOptions::default()
         };
         let cases = [
@@ -152,7 +150,7 @@ fn schedules_are_legal_and_bounds_never_pass_the_optimum() {
         // reached with the refutations it left, which exclude their choices
         // at once: what the second proves stays at most the optimum.
         let net_only = ChoiceOptions {
-            levels: true,
+            pass: Pass::Levels,
             ..hasty()
         };
         let at_levels = LevelRefutations::default();
@@ -208,7 +206,7 @@ fn the_window_net_refutes_most_choices_at_the_level_of_hard_o12_s4() {
     let inst = memory_tight(4, 12, (4, 8));
     let start = list_schedule(&inst, 100);
     let levels = ChoiceOptions {
-        levels: true,
+        pass: Pass::Levels,
         ..ChoiceOptions::default()
     };
     // The proven bound here is 111 (the tiling-choice relaxation).
@@ -286,8 +284,7 @@ fn reaches_the_relaxation_bound_on_a_25_op_memory_tight_instance() {
 #[test]
 fn the_early_level_pass_hands_back_where_levels_are_crowded() {
     let early = ChoiceOptions {
-        levels: true,
-        early: true,
+        pass: Pass::EarlyLevels,
         ..ChoiceOptions::default()
     };
     let inst = memory_tight(2, 12, (4, 8));

@@ -25,12 +25,12 @@
 //! (`net_decision`); choices it cannot refute wait until the relaxation
 //! has no more there (all but the first, decided at once).
 //!
-//! With `ChoiceOptions::levels` each choice is asked instead for a schedule
-//! at the level of the proven bound (§10.1): one found there is optimal, and
-//! when every choice the relaxation puts at the level is refuted, the bound
-//! rises. There the relaxation's choices come from its exact enumeration
-//! (prep::relaxation), nearest to the incumbent's choice first, rather than
-//! from one MILP solve each.
+//! With `Pass::Levels` (`ChoiceOptions::pass`) each choice is asked instead
+//! for a schedule at the level of the proven bound (§10.1): one found there
+//! is optimal, and when every choice the relaxation puts at the level is
+//! refuted, the bound rises. There the relaxation's choices come from its
+//! exact enumeration (prep::relaxation), nearest to the incumbent's choice
+//! first, rather than from one MILP solve each.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -77,21 +77,13 @@ pub struct ChoiceOptions {
     /// Decide choices under assumptions in one encoding over every
     /// candidate where it fits (`SHARED_BUDGET`), else one encoding each.
     pub shared: bool,
-    /// Ask each choice for a schedule at the level of the bound (a
-    /// destructive enumeration that raises the bound) instead of below the
-    /// incumbent.
-    pub levels: bool,
-    /// With `levels`, the early pass (before any search below the
-    /// incumbent): only where the shared encoding fits; it hands its time
-    /// back, with the bound it reached, at a level of more than
-    /// `EARLY_LEVEL_CHOICES` proposals or with a choice undecided in
-    /// `max_sub_time`, and the answers at a level's end are boxed as a
-    /// choice's alone are (not run to the deadline).
-    pub early: bool,
+    /// Below the incumbent, or at the level of the bound (a destructive
+    /// enumeration that raises the bound), early or not.
+    pub pass: Pass,
 }
 
 /// Proposals at one level after which the early level pass hands its time
-/// back (`ChoiceOptions::early`). Where levels hold few choices it proves
+/// back (`Pass::EarlyLevels`). Where levels hold few choices it proves
 /// what the searches below the incumbent do not (hard-o12-s4: 80-100 a
 /// level, at most 113 = the optimum proven in 13-15 s of 20 with the pass
 /// first, on no seed of 3 without); where they hold many, the bound climbs
@@ -129,8 +121,7 @@ impl Default for ChoiceOptions {
             patience: 24,
             idle: Duration::MAX,
             shared: true,
-            levels: false,
-            early: false,
+            pass: Pass::Below,
         }
     }
 }
@@ -144,8 +135,20 @@ pub enum Pass {
     /// Choices at the bound's level: the bound rises, or a schedule there
     /// is optimal.
     Levels,
-    /// The early level pass (`ChoiceOptions::early`).
+    /// The early level pass (before any search below the incumbent): only
+    /// where the shared encoding fits; it hands its time back, with the
+    /// bound it reached, at a level of more than `EARLY_LEVEL_CHOICES`
+    /// proposals or with a choice undecided in `max_sub_time`, and the
+    /// answers at a level's end are boxed as a choice's alone are (not run
+    /// to the deadline).
     EarlyLevels,
+}
+
+impl Pass {
+    /// Whether choices are asked at the bound's level.
+    pub fn at_levels(self) -> bool {
+        self != Pass::Below
+    }
 }
 
 /// What the search did, for the notes.
@@ -310,7 +313,7 @@ fn shared_encoding<'m, 'a>(
 }
 
 /// Choices from the relaxation, each decided below the incumbent (or, with
-/// `opts.levels`, at the level of the bound), until `deadline`; from the
+/// a level pass in `opts.pass`, at the level of the bound), until `deadline`; from the
 /// incumbent `start` (if any). `bounds` are the proven bounds and refuted
 /// choices every engine starts from, `proven` what the solve proved since
 /// (the levels start at its bound, with its refutations). Where the
@@ -335,7 +338,7 @@ pub fn search(
             ub,
             budget.min(SHARED_BUDGET),
             deadline,
-            opts.levels.then_some(budget),
+            opts.pass.at_levels().then_some(budget),
         )
     } else {
         None
@@ -356,14 +359,14 @@ pub fn search(
         prefer: start.map(|st| st.choice.clone()),
     };
     s.stats.shared = s.shared.is_some();
-    if opts.early && s.shared.is_none() {
+    if opts.pass == Pass::EarlyLevels && s.shared.is_none() {
         return Outcome {
             schedule: None,
             bound: None,
             stats: s.stats,
         };
     }
-    let found = if opts.levels {
+    let found = if opts.pass.at_levels() {
         s.levels(bounds, proven.at_levels, deadline, opts)
     } else {
         s.descend(bounds, deadline, opts)
@@ -376,7 +379,12 @@ pub fn search(
     };
     let bound = bound.filter(|&b| b > s.lb).map(|value| Bound {
         value,
-        source: bound_source(value, opts.levels, &s.stats, s.relaxation.as_deref()),
+        source: bound_source(
+            value,
+            opts.pass.at_levels(),
+            &s.stats,
+            s.relaxation.as_deref(),
+        ),
     });
     Outcome {
         schedule: s.best,
@@ -600,7 +608,7 @@ impl Search<'_, '_> {
         // level and the last choice it gave.
         let rel = crate::milp::aggregate::relaxation(s.inst, bounds, deadline);
         let mut after: Option<(u64, Vec<u32>)> = None;
-        // Proposals at the current level (`opts.early`).
+        // Proposals at the current level (`Pass::EarlyLevels`).
         let mut at_level: (u64, usize) = (level, 0);
         while !optimal && !deadline.expired() && u128::from(level) < s.ub && patient(s) {
             let active: Vec<&(Vec<(u32, u32)>, u64)> =
@@ -635,8 +643,8 @@ impl Search<'_, '_> {
                         // optimum) was reached at the same time and its 30
                         // choices stayed undecided as with all the time
                         // (2026-11-26).
-                        let time = match (s.shared.is_some(), opts.early) {
-                            (true, false) => deadline.remaining(),
+                        let time = match (s.shared.is_some(), opts.pass) {
+                            (true, Pass::Levels) => deadline.remaining(),
                             _ => sub_time,
                         };
                         match s.decide(&choice, Ask::AtMost(level), time, deadline) {
@@ -680,7 +688,7 @@ impl Search<'_, '_> {
                 at_level = (level, 0);
             }
             at_level.1 += 1;
-            if opts.early && at_level.1 > EARLY_LEVEL_CHOICES {
+            if opts.pass == Pass::EarlyLevels && at_level.1 > EARLY_LEVEL_CHOICES {
                 break;
             }
             s.stats.tried += 1;
