@@ -599,7 +599,7 @@ pub fn choice_search(ctx: &Context, r: SolveResult, share: f64, pass: Pass) -> S
     let shown = |m: Option<u128>| m.map_or("none".to_string(), |m| m.to_string());
     r.note(format!(
         "choice search{}: makespan {} -> {} in {:.2} s ({} tiling choices from the relaxation, \
-         {}: {} improvements, {} refuted{}, {} undecided at {:.2} s each)",
+         {}: {} improvements, {} refuted{}, {} undecided at {:.2} s each{})",
         match pass {
             Pass::Below => "",
             Pass::Levels => " at the bound's level",
@@ -624,7 +624,12 @@ pub fn choice_search(ctx: &Context, r: SolveResult, share: f64, pass: Pass) -> S
             String::new()
         },
         st.skipped,
-        st.sub_time
+        st.sub_time,
+        if st.resumed > 0 {
+            format!("; {} answers went on where the last stopped", st.resumed)
+        } else {
+            String::new()
+        }
     ));
     r
 }

@@ -7,7 +7,8 @@
 //! instance that the searches over every candidate at once do not. The
 //! window net refutes choices before any encoding, and its refutations keep
 //! every bound at most the optimum, also where a later pass resumes from
-//! them; the early level pass hands back where levels are crowded.
+//! them; the early level pass hands back where levels are crowded; answers
+//! at a level that the clock cut short go on where they stopped.
 
 mod common;
 use common::{legal_makespan, list_schedule, memory_tight, sat_optimum};
@@ -302,4 +303,28 @@ fn the_early_level_pass_hands_back_where_levels_are_crowded() {
     let start = list_schedule(&inst, 100);
     let (out, _) = run(&inst, Some(&start), &early, 20.0);
     assert!(!out.stats.shared && out.stats.tried == 0 && out.bound.is_none());
+}
+
+/// Answers at a level go on where the clock stopped them (models/sat.md
+/// §10.1 step 3): on hard-o25-s2 (25 ops, choices encoded alone; its bound
+/// 171 is its optimum) the level pass with answers of 0.25 s at first
+/// resumes the kept encodings of the choices it could not decide (their
+/// answers are cut: the choice that holds 171 needs about 1.8 s of search)
+/// and finds the schedule of makespan 171.
+#[test]
+fn answers_at_a_level_go_on_where_they_stopped() {
+    let inst = memory_tight(2, 25, (4, 8));
+    let start = list_schedule(&inst, 300);
+    let opts = ChoiceOptions {
+        pass: Pass::Levels,
+        shared: false,
+        first_sub_time: Duration::from_millis(250),
+        alone_sub_time: Duration::from_millis(250),
+        ..ChoiceOptions::default()
+    };
+    let (out, lb) = run(&inst, Some(&start), &opts, 60.0);
+    assert_eq!(lb, 171);
+    assert!(out.stats.resumed > 0, "{:?}", out.stats);
+    let s = out.schedule.expect("a better schedule");
+    assert_eq!(legal_makespan(&inst, &s), 171, "{:?}", out.stats);
 }

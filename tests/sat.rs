@@ -671,6 +671,46 @@ fn without_an_incumbent_list_scheduling_runs_again_without_pruned_tilings() {
     assert_eq!(i.library.tilings[s.choice[0] as usize].id, 1);
 }
 
+/// `Encoder::resume` goes on where the clock stopped the last answer when it
+/// asks the same makespan (no restart: `stats.resumed` counts those), and
+/// answers like `decide` otherwise: la16 (optimum 945) asked for 944 in
+/// slices of 10 ms (its proof takes tens of them), each slice after the
+/// first going on, until UNSAT; then
+/// 945 (another assumption) is a fresh answer with a schedule.
+#[test]
+fn a_resumed_answer_goes_on_where_the_clock_stopped_it() {
+    use std::time::Instant;
+    use tmin::sat::encode::{Answer, Encoder};
+    use tmin::sat::model::{Model, candidates};
+    let js = read_jsp(include_str!("data/jsplib/la16").as_bytes(), "la16").unwrap();
+    let i = inst(&js.to_instance_text());
+    let cand: Vec<Vec<u32>> = (0..i.graph.n_ops() as u32)
+        .map(|o| candidates(&i, o))
+        .collect();
+    let m = Model::new(&i, &cand);
+    let mut enc = Encoder::new(&m, 960);
+    let (mut interrupted, mut answer) = (0, None);
+    let give_up = Instant::now() + Duration::from_secs(120);
+    while answer.is_none() && Instant::now() < give_up {
+        let slice = Instant::now() + Duration::from_millis(10);
+        match enc.resume(944, slice) {
+            Answer::Interrupted => interrupted += 1,
+            a => answer = Some(a),
+        }
+    }
+    assert!(matches!(answer, Some(Answer::Unsat)), "{answer:?}");
+    assert!(interrupted > 0, "no slice was cut short");
+    // Every answer after an interrupted one went on (none was stopped
+    // before its search began: each slice starts now).
+    assert_eq!(enc.stats.resumed, interrupted);
+    let far = Instant::now() + Duration::from_secs(120);
+    match enc.resume(945, far) {
+        Answer::Sat(d) => assert!(d.makespan(&m) <= 945),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(enc.stats.resumed, interrupted, "945 asked afresh");
+}
+
 /// A search cut short by its stop time leaves the solver usable (varisat's
 /// stop hook, vendor/varisat/PATCH.md): la16 (optimum 945) asked for a
 /// makespan of 944 with a stop time already passed, then in slices of 20

@@ -33,6 +33,7 @@
 //! first, rather than from one MILP solve each.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -171,6 +172,9 @@ pub struct ChoiceStats {
     /// Whether choices were decided in the shared encoding (at first: it
     /// is dropped when lazy cuts fill its budget).
     pub shared: bool,
+    /// Answers at a level that went on where the clock had stopped the
+    /// choice's last one (its encoding kept, `Search::decide_alone`).
+    pub resumed: usize,
 }
 
 /// What the search returns.
@@ -234,6 +238,17 @@ struct Search<'m, 'a> {
     /// choices near it first (the optimum's choice is often a few ops away
     /// from a good schedule's).
     prefer: Option<Vec<u32>>,
+    /// Encodings of choices (encoded alone) whose answer at a level the
+    /// clock cut short, oldest first: the next answer there goes on
+    /// (`decide_alone`).
+    kept: Vec<Kept<'a>>,
+}
+
+/// A choice's encoding kept between its answers at one level.
+struct Kept<'a> {
+    choice: Vec<u32>,
+    level: u64,
+    enc: Encoder<'a, 'a>,
 }
 
 /// A node of the shared encoding and its window: `(node, est, lst)` (units).
@@ -357,6 +372,7 @@ pub fn search(
         net_windows: HashMap::new(),
         relaxation: None,
         prefer: start.map(|st| st.choice.clone()),
+        kept: Vec::new(),
     };
     s.stats.shared = s.shared.is_some();
     if opts.pass == Pass::EarlyLevels && s.shared.is_none() {
@@ -898,8 +914,10 @@ impl<'a> Search<'_, 'a> {
 
     /// The time of the first answers: `first_sub_time`; for a choice encoded
     /// alone at least `alone_sub_time`, below the incumbent and at the
-    /// levels alike. There an answer cut short leaves nothing behind (the
-    /// next try builds and searches from scratch), so the short first
+    /// levels alike. Below the incumbent an answer cut short leaves nothing
+    /// behind (the next try builds and searches from scratch; at a level
+    /// the encoding is kept and goes on, `decide_alone`, but each round
+    /// still costs a build per choice), so the short first
     /// rounds that suit the shared solver only cost time, and the least
     /// relaxed choices, the likeliest to hold a better schedule, should
     /// get their longer tries sooner. hard-o25-s1 (20 s, 3 seeds): the
@@ -910,10 +928,12 @@ impl<'a> Search<'_, 'a> {
     /// 0.25, 0.5, 1 and 2 s over its level's 3 choices the 2 s round begins
     /// after 4.75 s of answers (the 20 s runs ended during it), from 1 s
     /// after 1 s.
-    /// (Keeping each skipped choice's encoding for its next answer saved
-    /// the builds but not the search: a model comes on another path, 3.6 s
-    /// over answers of 0.5, 1 and 2 s where one answer from scratch took
-    /// 1.9 s; 8 of 9 runs proven either way on hard-o25-s2, s4 and s5.)
+    /// (Keeping each skipped choice's encoding for its next answer, each
+    /// answer restarting the solver, saved the builds but not the search: a
+    /// model comes on another path, 3.6 s over answers of 0.5, 1 and 2 s
+    /// where one answer from scratch took 1.9 s; 8 of 9 runs proven either
+    /// way on hard-o25-s2, s4 and s5. Going on without a restart is what
+    /// gains, `Encoder::resume`.)
     fn first_time(&self, opts: &ChoiceOptions) -> Duration {
         if self.shared.is_some() {
             opts.first_sub_time
@@ -1226,6 +1246,17 @@ impl<'a> Search<'_, 'a> {
     }
 
     /// `decide` over an encoding of the choice alone (every op fixed).
+    ///
+    /// At a level, an answer the clock cuts short keeps its encoding
+    /// (`keep`), and the choice's next answer there goes on where it
+    /// stopped (`Encoder::resume`, no restart): varisat is deterministic, so
+    /// a fresh encoding would first retrace the search it had (the same
+    /// clauses, the same decisions), and each round's doubled time would
+    /// buy half its length. hard-o25-s2 and s4 at 12 s (seeds 1-12 and
+    /// 1-6, 42 paired runs, 2026-11-27): 19 proven against 7. Below the
+    /// incumbent the makespan asked falls between answers, and keeping the
+    /// encoding there (a restart under the new makespan) was no better: 14
+    /// of 24 against 15.
     fn decide_alone(
         &mut self,
         choice: &[u32],
@@ -1237,48 +1268,31 @@ impl<'a> Search<'_, 'a> {
         // Each answer gets `time`: a choice that keeps giving better
         // schedules keeps its warm solver.
         let mut end = instant_after(t0, time).min(deadline.end);
-        let cand: Vec<Vec<u32>> = choice.iter().map(|&t| vec![t]).collect();
-        let m = Model::new(self.inst, &cand);
-        let g = u128::from(m.g);
-        // The makespan asked (below no incumbent: the choice's own horizon,
-        // which holds some schedule if it has one, models/sat.md §1.4).
-        let top = |me: &Self| {
-            if me.ub == u128::MAX && matches!(ask, Ask::Below) {
-                Some(m.horizon)
-            } else {
-                me.target(ask, g)
+        let level = match ask {
+            Ask::AtMost(l) => Some(l),
+            Ask::Below => None,
+        };
+        // Kept encodings serve their level only.
+        self.kept.retain(|k| Some(k.level) == level);
+        let kept = self.kept.iter().position(|k| k.choice == choice);
+        let (mut enc, mut tmax) = match kept {
+            Some(i) => {
+                self.stats.resumed += 1;
+                let enc = self.kept.remove(i).enc;
+                let tmax = enc.tmax as u64;
+                (enc, tmax)
             }
+            None => match self.encode_alone(choice, ask, end, deadline) {
+                Ok(built) => built,
+                Err(v) => return v,
+            },
         };
-        let Some(mut tmax) = top(self) else {
-            return Verdict::TooLarge;
-        };
-        if tmax > super::MAX_TIME || m.horizon > super::MAX_TIME {
-            return Verdict::TooLarge;
-        }
-        let Ok(pts) = plan(&m, u128::from(tmax), self.budget) else {
-            return Verdict::TooLarge;
-        };
-        let limits = Limits {
-            max_bytes: self.budget,
-            deadline: Some(end),
-            cancel: deadline.cancel.clone(),
-        };
-        let mut enc = match Encoder::build_within(&m, tmax, pts, limits) {
-            Ok(enc) => enc,
-            Err(EncodeStop::OverBudget { .. }) => return Verdict::TooLarge,
-            Err(EncodeStop::Deadline) => return Verdict::Undecided,
-        };
-        // Every node of the choice is certain: the window net holds them
-        // all, and its windows under each makespan asked are clauses
-        // (models/sat.md §3.8).
-        if let Some(wn) = WindowNet::new(&m) {
-            enc.use_windows(wn);
-        }
-        enc.use_propagators(super::encode::Lazy::ALL);
+        let g = u128::from(enc.m.g);
         loop {
-            match enc.decide(tmax as i64, &[], end) {
+            match enc.resume(tmax as i64, end) {
                 Answer::Sat(d) => {
-                    let Some(ms) = self.on_schedule(to_schedule(&m, &d), end, deadline) else {
+                    let sched = to_schedule(&enc.m, &d);
+                    let Some(ms) = self.on_schedule(sched, end, deadline) else {
                         return Verdict::Undecided;
                     };
                     if self.settled_by(ask, ms) {
@@ -1287,15 +1301,98 @@ impl<'a> Search<'_, 'a> {
                     end = instant_after(Instant::now(), time).min(deadline.end);
                     // A model's makespan is at most `tmax` units: the next
                     // probe is lower.
-                    match top(self) {
+                    match self.target(ask, g) {
                         Some(t) => tmax = t.min(tmax.saturating_sub(1)),
                         None => return Verdict::Undecided,
                     }
                 }
                 Answer::Unsat => return self.refuted(whole_choice(choice)),
-                Answer::Interrupted | Answer::OverBudget => return Verdict::Undecided,
+                Answer::Interrupted => {
+                    if let Some(level) = level {
+                        self.keep(Kept {
+                            choice: choice.to_vec(),
+                            level,
+                            enc,
+                        });
+                    }
+                    return Verdict::Undecided;
+                }
+                Answer::OverBudget => return Verdict::Undecided,
             }
         }
+    }
+
+    /// The encoding of `choice` alone for `ask` (its makespan in units),
+    /// built by `end` within the memory budget less the kept encodings'
+    /// (all of it once they are dropped). `Err`: the verdict without one.
+    fn encode_alone(
+        &mut self,
+        choice: &[u32],
+        ask: Ask,
+        end: Instant,
+        deadline: &Deadline,
+    ) -> Result<(Encoder<'a, 'a>, u64), Verdict> {
+        let cand: Vec<Vec<u32>> = choice.iter().map(|&t| vec![t]).collect();
+        let m = Rc::new(Model::new(self.inst, &cand));
+        // The makespan asked (below no incumbent: the choice's own horizon,
+        // which holds some schedule if it has one, models/sat.md §1.4).
+        let top = if self.ub == u128::MAX && matches!(ask, Ask::Below) {
+            Some(m.horizon)
+        } else {
+            self.target(ask, u128::from(m.g))
+        };
+        let Some(tmax) = top else {
+            return Err(Verdict::TooLarge);
+        };
+        if tmax > super::MAX_TIME || m.horizon > super::MAX_TIME {
+            return Err(Verdict::TooLarge);
+        }
+        let Ok(pts) = plan(&m, u128::from(tmax), self.budget) else {
+            return Err(Verdict::TooLarge);
+        };
+        let mut enc = loop {
+            let limits = Limits {
+                max_bytes: self.budget.saturating_sub(self.kept_bytes()),
+                deadline: Some(end),
+                cancel: deadline.cancel.clone(),
+            };
+            match Encoder::build_within(Rc::clone(&m), tmax, pts.clone(), limits) {
+                Ok(enc) => break enc,
+                Err(EncodeStop::OverBudget { .. }) if !self.kept.is_empty() => {
+                    self.kept.clear();
+                }
+                Err(EncodeStop::OverBudget { .. }) => return Err(Verdict::TooLarge),
+                Err(EncodeStop::Deadline) => return Err(Verdict::Undecided),
+            }
+        };
+        // Every node of the choice is certain: the window net holds them
+        // all, and its windows under each makespan asked are clauses
+        // (models/sat.md §3.8).
+        if let Some(wn) = WindowNet::new(&m) {
+            enc.use_windows(wn);
+        }
+        enc.use_propagators(super::encode::Lazy::ALL);
+        Ok((enc, tmax))
+    }
+
+    /// Keeps `k` for the next answer at its level, within half the memory
+    /// budget (the oldest go first; a larger one is not kept), so that the
+    /// level's other choices still get at least the other half.
+    fn keep(&mut self, k: Kept<'a>) {
+        let half = self.budget / 2;
+        let bytes = k.enc.bytes_estimate();
+        if bytes > half {
+            return;
+        }
+        while !self.kept.is_empty() && self.kept_bytes() + bytes > half {
+            self.kept.remove(0);
+        }
+        self.kept.push(k);
+    }
+
+    /// Bytes of the kept encodings (`Encoder::bytes_estimate`).
+    fn kept_bytes(&self) -> u64 {
+        self.kept.iter().map(|k| k.enc.bytes_estimate()).sum()
     }
 }
 

@@ -260,6 +260,8 @@ pub struct Stats {
     /// (conflicts) and narrowed windows.
     pub hold_conflicts: u64,
     pub hold_bounds: u64,
+    /// Answers that went on where the clock had stopped the last (`resume`).
+    pub resumed: usize,
 }
 
 /// What the encoding may use while it is built: a memory budget (estimated
@@ -339,8 +341,39 @@ fn fresh_solver(
     solver
 }
 
+/// The model an encoder reads: borrowed from its builder, or shared with
+/// whoever keeps the encoder beyond the builder's scope (a choice's
+/// encoding kept between answers, sat/choices.rs).
+#[derive(Clone)]
+pub enum ModelRef<'m, 'a> {
+    Borrowed(&'m Model<'a>),
+    Shared(Rc<Model<'a>>),
+}
+
+impl<'a> std::ops::Deref for ModelRef<'_, 'a> {
+    type Target = Model<'a>;
+    fn deref(&self) -> &Model<'a> {
+        match self {
+            ModelRef::Borrowed(m) => m,
+            ModelRef::Shared(m) => m,
+        }
+    }
+}
+
+impl<'m, 'a> From<&'m Model<'a>> for ModelRef<'m, 'a> {
+    fn from(m: &'m Model<'a>) -> Self {
+        ModelRef::Borrowed(m)
+    }
+}
+
+impl<'a> From<Rc<Model<'a>>> for ModelRef<'_, 'a> {
+    fn from(m: Rc<Model<'a>>) -> Self {
+        ModelRef::Shared(m)
+    }
+}
+
 pub struct Encoder<'m, 'a> {
-    pub m: &'m Model<'a>,
+    pub m: ModelRef<'m, 'a>,
     solver: Solver<'static>,
     stop: Rc<Cell<Option<Instant>>>,
     cancel: Option<Arc<AtomicBool>>,
@@ -396,6 +429,9 @@ pub struct Encoder<'m, 'a> {
     edge_finding: Option<Rc<Cell<[u64; 2]>>>,
     /// The memory timetable propagator's clause counts, once installed.
     holds: Option<Rc<Cell<[u64; 2]>>>,
+    /// The assumptions of the last answer when the clock stopped its search
+    /// (`resume`).
+    interrupted_with: Option<Vec<Lit>>,
 }
 
 /// Estimated bytes of the encoding for `tmax` over `pts` (`bytes_for` of the
@@ -487,18 +523,19 @@ impl<'m, 'a> Encoder<'m, 'a> {
     /// head, tail and duration of the model must be at most `MAX_TIME` (the
     /// caller checks `Model::horizon`): the encoding computes in i64.
     pub fn build_within(
-        m: &'m Model<'a>,
+        m: impl Into<ModelRef<'m, 'a>>,
         tmax: u64,
         pts: Points,
         limits: Limits,
     ) -> Result<Self, EncodeStop> {
+        let m = m.into();
         assert!(tmax <= super::MAX_TIME, "horizon beyond the SAT engine");
         let cancel = limits.cancel.clone();
         let stop = Rc::new(Cell::new(None));
         let solver = fresh_solver(&stop, &cancel);
         let n_mem = m.inst.platform.mems.len() as TypeIdx;
         let mut e = Encoder {
-            m,
+            m: m.clone(),
             solver,
             stop,
             cancel,
@@ -527,6 +564,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
             pairs: Vec::new(),
             edge_finding: None,
             holds: None,
+            interrupted_with: None,
         };
         e.check_limits();
         e.build();
@@ -722,7 +760,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
     /// single candidate is the constant true (models/sat.md §3.2); no refuted
     /// combination of candidates all together (§1.2).
     fn selectors(&mut self) {
-        let m = self.m;
+        let m = self.m.clone();
         // Selectors.
         for op in 0..m.op_slots.len() as u32 {
             let r = m.op_slots[op as usize].clone();
@@ -751,7 +789,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
 
     /// Order-encoded starts of every node within its window (models/sat.md §2, §3.1).
     fn starts(&mut self) {
-        let m = self.m;
+        let m = self.m.clone();
         let tmax = self.tmax;
         // Starts. A start is at most `max_start` (in units): starts are u64 in
         // time, and only schedules that can be written count (models/sat.md 1.7).
@@ -774,7 +812,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
 
     /// Intra-tiling precedence (models/sat.md §3.3).
     fn intra_precedence(&mut self) {
-        let m = self.m;
+        let m = self.m.clone();
         // Intra-tiling precedence (unconditional: an unselected tiling can keep
         // every node at its earliest start, which satisfies them).
         for v in 0..m.nodes.len() as u32 {
@@ -792,7 +830,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
     /// Op edges through `F` (end of an op's sinks) and `G` (start of its successor's
     /// sources), at op level (models/sat.md §3.4).
     fn op_edges(&mut self) {
-        let m = self.m;
+        let m = self.m.clone();
         let tmax = self.tmax;
         // Op edges through F (end of op a's sinks) and G (start of op b's sources).
         for op in 0..m.op_slots.len() as u32 {
@@ -843,7 +881,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
 
     /// One-core types: pairwise order literals and transitivity (models/sat.md §3.5).
     fn one_core_orders(&mut self) {
-        let m = self.m;
+        let m = self.m.clone();
         // One-core types: pairwise order literals.
         for list in m.one_core_groups() {
             let n = list.len();
@@ -906,7 +944,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
     /// pairs last. Every family stops when the budget or the deadline halts
     /// the build (checked in `clause`), and so does the build.
     fn build(&mut self) {
-        let m = self.m;
+        let m = self.m.clone();
         let tmax = self.tmax;
         self.selectors();
         if self.halted() {
@@ -949,7 +987,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
 
     /// A memory type whose size two nodes' demands exceed together, if any.
     fn clash(&self, u: u32, v: u32) -> Option<TypeIdx> {
-        let m = self.m;
+        let m = self.m.clone();
         (0..m.inst.platform.mems.len() as TypeIdx).find(|&mt| {
             u128::from(m.demand(u, mt)) + u128::from(m.demand(v, mt))
                 > u128::from(m.inst.platform.mems[mt as usize].size)
@@ -991,7 +1029,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
     /// on one one-core type (already ordered) and when the clause count would pass
     /// `MEMORY_PAIR_CLAUSES`.
     fn memory_pairs(&mut self) {
-        let m = self.m;
+        let m = self.m.clone();
         let cores = &m.inst.platform.cores;
         let n_mem = m.inst.platform.mems.len() as TypeIdx;
         if n_mem == 0 {
@@ -1125,7 +1163,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
     /// positive duration, each holding one core while it runs.
     fn hold_resources(&self) -> Vec<super::holds::Resource> {
         use super::holds::{Holder, Resource};
-        let m = self.m;
+        let m = self.m.clone();
         let mut types = vec![];
         for &mt in &self.mem_types {
             let nodes: Vec<(u32, super::disjunctive::Task)> = (0..m.nodes.len() as u32)
@@ -1316,6 +1354,20 @@ impl<'m, 'a> Encoder<'m, 'a> {
     /// Decides "makespan <= t" under extra assumptions, with lazy cuts, until a
     /// model passes every rule, the formula is unsatisfiable, or `stop` passes.
     pub fn decide(&mut self, t: i64, extra: &[Lit], stop: Instant) -> Answer {
+        self.answer(t, extra, stop, false)
+    }
+
+    /// `decide(t, &[], stop)`, except that where the last answer was cut
+    /// short by the clock under the same assumptions, the search goes on
+    /// where it stopped: no restart, so two answers of `a` and `b` seconds
+    /// search as one of `a + b` would (varisat is deterministic), where a
+    /// fresh `decide` would first retrace the trail it had.
+    pub fn resume(&mut self, t: i64, stop: Instant) -> Answer {
+        self.answer(t, &[], stop, true)
+    }
+
+    /// `decide` and `resume`.
+    fn answer(&mut self, t: i64, extra: &[Lit], stop: Instant, resume: bool) -> Answer {
         if self.broken {
             return Answer::Interrupted;
         }
@@ -1341,7 +1393,17 @@ impl<'m, 'a> Encoder<'m, 'a> {
                 return Answer::Interrupted;
             }
             self.stop.set(Some(stop));
-            self.solver.assume(&assumptions);
+            // The solver still holds the interrupted answer's assumptions
+            // (nothing but this call sets them); `solve` continues from its
+            // trail (vendor/varisat/PATCH.md).
+            let goes_on =
+                resume && self.interrupted_with.as_deref() == Some(assumptions.as_slice());
+            self.interrupted_with = None;
+            if goes_on {
+                self.stats.resumed += 1;
+            } else {
+                self.solver.assume(&assumptions);
+            }
             self.stats.solves += 1;
             let r = self.solver.solve();
             if let Some(c) = &self.edge_finding {
@@ -1351,7 +1413,10 @@ impl<'m, 'a> Encoder<'m, 'a> {
                 [self.stats.hold_conflicts, self.stats.hold_bounds] = c.get();
             }
             match r {
-                Err(SolverError::Interrupted) => return Answer::Interrupted,
+                Err(SolverError::Interrupted) => {
+                    self.interrupted_with = Some(assumptions);
+                    return Answer::Interrupted;
+                }
                 Err(e) => {
                     // No proof writer or processor is installed, so no
                     // other error is expected; should one come, the solver
@@ -1440,7 +1505,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
             L::F => false,
             L::Lit(x) => val[x.var().index()] == x.is_positive(),
         };
-        let m = self.m;
+        let m = self.m.clone();
         let mut slot_of_op = vec![u32::MAX; m.op_slots.len()];
         for (op, r) in m.op_slots.iter().enumerate() {
             if let Some(s) = r.clone().find(|&s| is_true(self.sel[s as usize])) {
@@ -1476,7 +1541,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
     /// Core types with more than one core: finds instants where more nodes run
     /// than there are cores and forbids those sets of nodes from running together.
     fn core_cuts(&mut self, d: &Decoded) -> usize {
-        let m = self.m;
+        let m = self.m.clone();
         let cores = &m.inst.platform.cores;
         let sel = self.selected(d);
         let mut by_type: Vec<Vec<u32>> = vec![Vec::new(); cores.len()];
@@ -1517,7 +1582,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
     /// instant of the common part of their possible run windows, up to a cap around
     /// `t` (each clause is valid on its own).
     fn forbid_running_together(&mut self, set: &[u32], t: i64) {
-        let m = self.m;
+        let m = self.m.clone();
         let mut from = i64::MIN;
         let mut to = i64::MAX;
         for &v in set {
@@ -1543,7 +1608,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
     /// Memory (problem.md §4.4): finds instants where the holds exceed a size and forbids
     /// those holders from holding together there (with hold literals).
     fn memory_cuts(&mut self, d: &Decoded) -> usize {
-        let m = self.m;
+        let m = self.m.clone();
         let sel = self.selected(d);
         let mut cuts = 0;
         let types = self.mem_types.clone();
@@ -1649,7 +1714,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
     /// search's) or `until` passes; nodes of duration 0 are left to the lazy
     /// cuts (their holds may be empty). Returns the cuts added.
     pub fn memory_triples(&mut self, until: Instant) -> usize {
-        let m = self.m;
+        let m = self.m.clone();
         let cap = self.limits.max_bytes / 4 * 3;
         let mut added = 0usize;
         let mut work = 0u64;

@@ -337,7 +337,7 @@ pub(super) fn incumbent_of(m: &Model, s: &Schedule) -> Option<Incumbent> {
 /// Assumptions keeping the incumbent but for the ops in `freed`: their
 /// tilings, and the order of each pair of nodes of kept ops.
 fn assume(enc: &Encoder, inc: &Incumbent, freed: &[u32]) -> Vec<Lit> {
-    let m = enc.m;
+    let m = &enc.m;
     let mut kept = vec![true; inc.slot_of_op.len()];
     for &o in freed {
         kept[o as usize] = false;
