@@ -1,7 +1,7 @@
 //! Overload checking and edge finding on one unary resource in
 //! `O(n log n)` (Vilím's Θ-Λ tree), with the sets each conclusion rests on:
 //! the same conclusions, in the same form (`windows::Found`), as
-//! `windows::EdgeFinding`, whose `O(n^2 log n)` sweep costs too much on the
+//! `windows::EdgeFinding`, whose `O(n^2)` sweep costs too much on the
 //! SAT engine's larger one-core types (models/sat.md §3.9).
 //!
 //! Leaves are the tasks by `est`. A node holds, over the tasks of its

@@ -437,9 +437,9 @@ pub struct EdgeFinding {
     work: Vec<i64>,
     ect: Vec<(i64, i64)>,
     after: Vec<(i64, usize)>,
-    /// `(est, lct, dur)` of the tasks, est descending: the scan per `l`
-    /// reads them in a row.
-    sorted: Vec<(i64, i64, i64)>,
+    /// `(est, lct, dur, task)` of the tasks, est descending: the scan per
+    /// `l` reads them in a row.
+    sorted: Vec<(i64, i64, i64, u32)>,
 }
 
 impl EdgeFinding {
@@ -448,8 +448,9 @@ impl EdgeFinding {
     /// detect when the best `a + p` among them does, and that one's
     /// completion is the best any of them gives (every later suffix adds no
     /// larger `a + p`); of those with `a > est_k`, the widest detects if any
-    /// does. So `O(n^2 log n)`, or `O(n^2)` with `raise` false (overload
-    /// only). Reports each conclusion to `found` (for each `k` and `l` the
+    /// does. So `O(n^2)` after one sort (the tasks read in est order, the
+    /// first suffix at or before `est_k` found by a pointer that only moves
+    /// on). Reports each conclusion to `found` (for each `k` and `l` the
     /// strongest raise); stops at the first overload and returns false, else
     /// true.
     pub fn run(
@@ -471,11 +472,11 @@ impl EdgeFinding {
         } = self;
         sorted.clear();
         sorted.extend(tasks.iter().map(|&v| {
-            let v = v as usize;
-            (est[v], lct[v], dur[v])
+            let u = v as usize;
+            (est[u], lct[u], dur[u], v)
         }));
         // Within one est the order is free: a group is summed whole.
-        sorted.sort_unstable_by_key(|&(e, _, _)| std::cmp::Reverse(e));
+        sorted.sort_unstable_by_key(|&(e, _, _, _)| std::cmp::Reverse(e));
         lcts.clear();
         lcts.extend(tasks.iter().map(|&v| lct[v as usize]));
         lcts.sort_unstable();
@@ -492,7 +493,7 @@ impl EdgeFinding {
                 // rest of its group was quadratic in the ties).
                 let a = sorted[q].0;
                 let mut any = false;
-                while let Some(&(e, c, p)) = sorted.get(q)
+                while let Some(&(e, c, p, _)) = sorted.get(q)
                     && e == a
                 {
                     if c <= l {
@@ -528,14 +529,19 @@ impl EdgeFinding {
                 }
                 after[q] = run;
             }
-            for &k in tasks {
-                let ku = k as usize;
-                if lct[ku] <= l {
+            // The tasks in est order (descending), so that the first
+            // suffix starting at or before est_k only moves on: a pointer
+            // instead of a binary search per task (the same conclusions;
+            // for one `l` each task gets at most one).
+            let mut b0 = 0;
+            for &(ek, lk, pk, k) in sorted.iter() {
+                if lk <= l {
                     continue;
                 }
-                let (ek, pk) = (est[ku], dur[ku]);
                 // Suffixes from b0 on start at or before est_k.
-                let b0 = av.partition_point(|&a| a > ek);
+                while b0 < m && av[b0] > ek {
+                    b0 += 1;
+                }
                 let q = if b0 < m && after[b0].0 + pk > l {
                     after[b0].1
                 } else if b0 > 0 && ek + wv[b0 - 1] + pk > l {

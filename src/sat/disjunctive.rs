@@ -25,7 +25,7 @@ use varisat::{Lit, Var};
 pub const MAX_TASKS: usize = 128;
 
 /// Types of at most this many selected nodes get the sweep
-/// (`prep::windows::EdgeFinding`, `O(n^2 log n)`), larger ones the Θ-Λ tree
+/// (`prep::windows::EdgeFinding`, `O(n^2)`), larger ones the Θ-Λ tree
 /// (`prep::theta`, `O(n log n)`). The sweep's raises rest on smaller sets
 /// (the first `l` that gives a task's best raise; the tree's, the last):
 /// on the memory-tight set at 20 s the sweep up to 64 proved hard-o25-s3 in
@@ -235,7 +235,7 @@ impl Disjunctive {
         };
         // The sweep on small types (it reports every `l`'s raise, the tree
         // one per task: measured on the job shops with the sweep); the tree
-        // on larger ones, where the sweep's `O(n^2 log n)` costs too much.
+        // on larger ones, where the sweep's `O(n^2)` costs too much.
         if n <= SWEEP_TASKS {
             ef.run(all, dur, est, lct, true, take);
         } else {
