@@ -343,7 +343,9 @@ fn fresh_solver(
 
 /// The model an encoder reads: borrowed from its builder, or shared with
 /// whoever keeps the encoder beyond the builder's scope (a choice's
-/// encoding kept between answers, sat/choices.rs).
+/// encoding kept between answers, sat/choices.rs). A clone copies a
+/// reference or an `Rc`: the steps that add clauses hold one while they
+/// borrow the encoder mutably.
 #[derive(Clone)]
 pub enum ModelRef<'m, 'a> {
     Borrowed(&'m Model<'a>),
@@ -987,7 +989,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
 
     /// A memory type whose size two nodes' demands exceed together, if any.
     fn clash(&self, u: u32, v: u32) -> Option<TypeIdx> {
-        let m = self.m.clone();
+        let m = &self.m;
         (0..m.inst.platform.mems.len() as TypeIdx).find(|&mt| {
             u128::from(m.demand(u, mt)) + u128::from(m.demand(v, mt))
                 > u128::from(m.inst.platform.mems[mt as usize].size)
@@ -1163,7 +1165,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
     /// positive duration, each holding one core while it runs.
     fn hold_resources(&self) -> Vec<super::holds::Resource> {
         use super::holds::{Holder, Resource};
-        let m = self.m.clone();
+        let m = &self.m;
         let mut types = vec![];
         for &mt in &self.mem_types {
             let nodes: Vec<(u32, super::disjunctive::Task)> = (0..m.nodes.len() as u32)
@@ -1395,7 +1397,8 @@ impl<'m, 'a> Encoder<'m, 'a> {
             self.stop.set(Some(stop));
             // The solver still holds the interrupted answer's assumptions
             // (nothing but this call sets them); `solve` continues from its
-            // trail (vendor/varisat/PATCH.md).
+            // trail (vendor/varisat/PATCH.md; a clause added in between
+            // will have restarted it from the root, as always).
             let goes_on =
                 resume && self.interrupted_with.as_deref() == Some(assumptions.as_slice());
             self.interrupted_with = None;
