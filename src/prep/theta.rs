@@ -41,6 +41,14 @@ fn combine(l: Node, r: Node) -> Node {
     }
 }
 
+/// What `ThetaLambda::walk` tells its caller.
+enum Step {
+    /// Θ (the tasks of `lct <= l`) completes past `l`, from `a` on.
+    Overload { l: i64, a: i64 },
+    /// Gray task `k` completes with Θ past `l`.
+    Gray { k: u32, l: i64 },
+}
+
 /// The tree and its buffers, reused between calls.
 #[derive(Default)]
 pub struct ThetaLambda {
@@ -117,6 +125,51 @@ impl ThetaLambda {
         lct: &[i64],
         mut found: impl FnMut(Found),
     ) -> bool {
+        self.walk(tasks, dur, est, lct, |t, step| match step {
+            Step::Overload { l, a } => found(Found::Overload { l, a }),
+            Step::Gray { k, l } => {
+                if let Some(f) = t.raise(k, l, dur, est, lct) {
+                    found(f);
+                }
+            }
+        })
+    }
+
+    /// Edge finding for windows alone (the window net): each gray task `k`
+    /// whose completion with Θ passes `l` ends after all of Θ, so its start
+    /// rises to `ect(Θ)` (Vilím's rule; at least the raise `run` reports,
+    /// which completes only a suffix of Θ, the part its clause names):
+    /// `raise(k, ect)` where that moves `est_k`. No set is searched:
+    /// `O(n log n)` in all. False on an overload.
+    pub fn raises(
+        &mut self,
+        tasks: &[u32],
+        dur: &[i64],
+        est: &[i64],
+        lct: &[i64],
+        mut raise: impl FnMut(u32, i64),
+    ) -> bool {
+        self.walk(tasks, dur, est, lct, |t, step| {
+            if let Step::Gray { k, .. } = step {
+                let ect = t.tree[1].ect;
+                if ect > est[k as usize] {
+                    raise(k, ect);
+                }
+            }
+        })
+    }
+
+    /// Tasks into Θ by decreasing `lct`, each turning gray in turn, telling
+    /// `on` of an overload (then false) and of each gray task whose
+    /// completion with Θ passes Θ's `l` (taken out of the tree first).
+    fn walk(
+        &mut self,
+        tasks: &[u32],
+        dur: &[i64],
+        est: &[i64],
+        lct: &[i64],
+        mut on: impl FnMut(&Self, Step),
+    ) -> bool {
         let n = tasks.len();
         if n == 0 {
             return true;
@@ -152,7 +205,7 @@ impl ThetaLambda {
         for q in 0..n {
             if self.tree[1].ect > l {
                 let a = est[self.by_est[self.ect_leaf()] as usize];
-                found(Found::Overload { l, a });
+                on(self, Step::Overload { l, a });
                 return false;
             }
             let Some(&next) = self.by_lct.get(q + 1) else {
@@ -180,9 +233,7 @@ impl ThetaLambda {
                 let leaf = self.gray_leaf();
                 let k = self.by_est[leaf];
                 self.set(leaf, EMPTY);
-                if let Some(f) = self.raise(k, l, dur, est, lct) {
-                    found(f);
-                }
+                on(self, Step::Gray { k, l });
             }
         }
         true
@@ -260,6 +311,95 @@ mod tests {
                     && ect > est[k]
             }
         }
+    }
+
+    /// The earliest start of task `k` over every schedule of the tasks in
+    /// their windows on one machine (`None`: no schedule): each order's
+    /// left-shifted schedule, over every order (a few tasks only).
+    fn earliest_start(k: usize, dur: &[i64], est: &[i64], lct: &[i64]) -> Option<i64> {
+        fn orders(
+            rest: &mut Vec<usize>,
+            at: i64,
+            start_k: Option<i64>,
+            k: usize,
+            w: (&[i64], &[i64], &[i64]),
+            best: &mut Option<i64>,
+        ) {
+            let (dur, est, lct) = w;
+            if rest.is_empty() {
+                let s = start_k.expect("k placed");
+                *best = Some(best.map_or(s, |b| b.min(s)));
+                return;
+            }
+            for i in 0..rest.len() {
+                let v = rest.swap_remove(i);
+                let s = at.max(est[v]);
+                if s + dur[v] <= lct[v] {
+                    let sk = if v == k { Some(s) } else { start_k };
+                    orders(rest, s + dur[v], sk, k, w, best);
+                }
+                rest.push(v);
+                let last = rest.len() - 1;
+                rest.swap(i, last);
+            }
+        }
+        let mut rest: Vec<usize> = (0..dur.len()).collect();
+        let mut best = None;
+        orders(&mut rest, i64::MIN, None, k, (dur, est, lct), &mut best);
+        best
+    }
+
+    /// Vilím's raises (`raises`, the window net's) are sound: no schedule
+    /// of the windows starts a raised task before its raise (every order
+    /// tried); they are at least the raises `run` reports (the suffix its
+    /// clause names completes no later than all the tasks `k` follows); an
+    /// overload is reported by both or neither.
+    #[test]
+    fn vilim_raises_are_sound_and_at_least_the_sets_raises() {
+        let mut rng = SplitMix64::new(11);
+        let (mut raised, mut stronger) = (0, 0);
+        for _ in 0..3000 {
+            let n = 1 + rng.below(6) as usize;
+            let dur: Vec<i64> = (0..n).map(|_| 1 + rng.below(6) as i64).collect();
+            let est: Vec<i64> = (0..n).map(|_| rng.below(12) as i64).collect();
+            let lct: Vec<i64> = (0..n)
+                .map(|v| est[v] + dur[v] + rng.below(10) as i64)
+                .collect();
+            let tasks: Vec<u32> = (0..n as u32).collect();
+            let mut vilim = vec![None; n];
+            let ok = ThetaLambda::default().raises(&tasks, &dur, &est, &lct, |k, e| {
+                vilim[k as usize] = Some(e);
+            });
+            let mut sets = vec![None; n];
+            let ok_sets = ThetaLambda::default().run(&tasks, &dur, &est, &lct, |f| {
+                if let Found::Raise { k, ect, .. } = f {
+                    sets[k as usize] = Some(ect);
+                }
+            });
+            assert_eq!(ok, ok_sets, "dur {dur:?} est {est:?} lct {lct:?}");
+            if !ok {
+                continue;
+            }
+            for k in 0..n {
+                if let Some(e) = vilim[k] {
+                    raised += 1;
+                    assert!(e > est[k]);
+                    if let Some(s) = earliest_start(k, &dur, &est, &lct) {
+                        assert!(
+                            s >= e,
+                            "task {k} starts at {s} below its raise {e}: dur {dur:?} est {est:?} lct {lct:?}"
+                        );
+                    }
+                }
+                if let Some(e) = sets[k] {
+                    let v = vilim[k].expect("a raise of the sets' run");
+                    assert!(v >= e, "task {k}: {v} below {e}");
+                    stronger += usize::from(v > e);
+                }
+            }
+        }
+        assert!(raised > 300, "{raised} raises");
+        eprintln!("{raised} raises, {stronger} above the sets' run");
     }
 
     /// On random windows: an overload exactly where the quadratic sweep
