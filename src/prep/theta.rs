@@ -2,7 +2,8 @@
 //! `O(n log n)` (Vilím's Θ-Λ tree), with the sets each conclusion rests on:
 //! the same conclusions, in the same form (`windows::Found`), as
 //! `windows::EdgeFinding`, whose `O(n^2)` sweep costs too much on the
-//! SAT engine's larger one-core types (models/sat.md §3.9).
+//! SAT engine's larger one-core types (models/sat.md §3.9). The window net,
+//! which needs windows only, takes `raises`: Vilím's own rule, no sets.
 //!
 //! Leaves are the tasks by `est`. A node holds, over the tasks of its
 //! leaves that are in Θ (white) or Λ (gray): `p` the total duration of Θ,
