@@ -671,6 +671,16 @@ fn without_an_incumbent_list_scheduling_runs_again_without_pruned_tilings() {
     assert_eq!(i.library.tilings[s.choice[0] as usize].id, 1);
 }
 
+/// la16 (optimum 945) and every op's candidates: the encoder tests' model.
+fn la16_every_candidate() -> (Instance, Vec<Vec<u32>>) {
+    let js = read_jsp(include_str!("data/jsplib/la16").as_bytes(), "la16").unwrap();
+    let i = inst(&js.to_instance_text());
+    let cand = (0..i.graph.n_ops() as u32)
+        .map(|o| tmin::sat::model::candidates(&i, o))
+        .collect();
+    (i, cand)
+}
+
 /// `Encoder::resume` goes on where the clock stopped the last answer when it
 /// asks the same makespan (no restart: `stats.resumed` counts those), and
 /// answers like `decide` otherwise: la16 (optimum 945) asked for 944 in
@@ -681,12 +691,8 @@ fn without_an_incumbent_list_scheduling_runs_again_without_pruned_tilings() {
 fn a_resumed_answer_goes_on_where_the_clock_stopped_it() {
     use std::time::Instant;
     use tmin::sat::encode::{Answer, Encoder};
-    use tmin::sat::model::{Model, candidates};
-    let js = read_jsp(include_str!("data/jsplib/la16").as_bytes(), "la16").unwrap();
-    let i = inst(&js.to_instance_text());
-    let cand: Vec<Vec<u32>> = (0..i.graph.n_ops() as u32)
-        .map(|o| candidates(&i, o))
-        .collect();
+    use tmin::sat::model::Model;
+    let (i, cand) = la16_every_candidate();
     let m = Model::new(&i, &cand);
     let mut enc = Encoder::new(&m, 960);
     let (mut interrupted, mut answer) = (0, None);
@@ -722,12 +728,8 @@ fn a_resumed_answer_goes_on_where_the_clock_stopped_it() {
 fn an_interrupted_search_leaves_the_solver_usable() {
     use std::time::Instant;
     use tmin::sat::encode::{Answer, Encoder};
-    use tmin::sat::model::{Model, candidates};
-    let js = read_jsp(include_str!("data/jsplib/la16").as_bytes(), "la16").unwrap();
-    let i = inst(&js.to_instance_text());
-    let cand: Vec<Vec<u32>> = (0..i.graph.n_ops() as u32)
-        .map(|o| candidates(&i, o))
-        .collect();
+    use tmin::sat::model::Model;
+    let (i, cand) = la16_every_candidate();
     let m = Model::new(&i, &cand);
     let mut enc = Encoder::new(&m, 960);
     assert!(matches!(

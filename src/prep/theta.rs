@@ -314,6 +314,22 @@ mod tests {
         }
     }
 
+    /// 1 to `max_n` tasks: durations 1-6, earliest starts 0-11, latest
+    /// completions up to `slack - 1` past the earliest.
+    fn random_windows(
+        rng: &mut SplitMix64,
+        max_n: u64,
+        slack: u64,
+    ) -> (Vec<i64>, Vec<i64>, Vec<i64>) {
+        let n = 1 + rng.below(max_n) as usize;
+        let dur: Vec<i64> = (0..n).map(|_| 1 + rng.below(6) as i64).collect();
+        let est: Vec<i64> = (0..n).map(|_| rng.below(12) as i64).collect();
+        let lct = (0..n)
+            .map(|v| est[v] + dur[v] + rng.below(slack) as i64)
+            .collect();
+        (dur, est, lct)
+    }
+
     /// The earliest start of task `k` over every schedule of the tasks in
     /// their windows on one machine (`None`: no schedule): each order's
     /// left-shifted schedule, over every order (a few tasks only).
@@ -360,12 +376,8 @@ mod tests {
         let mut rng = SplitMix64::new(11);
         let (mut raised, mut stronger) = (0, 0);
         for _ in 0..3000 {
-            let n = 1 + rng.below(6) as usize;
-            let dur: Vec<i64> = (0..n).map(|_| 1 + rng.below(6) as i64).collect();
-            let est: Vec<i64> = (0..n).map(|_| rng.below(12) as i64).collect();
-            let lct: Vec<i64> = (0..n)
-                .map(|v| est[v] + dur[v] + rng.below(10) as i64)
-                .collect();
+            let (dur, est, lct) = random_windows(&mut rng, 6, 10);
+            let n = dur.len();
             let tasks: Vec<u32> = (0..n as u32).collect();
             let mut vilim = vec![None; n];
             let ok = ThetaLambda::default().raises(&tasks, &dur, &est, &lct, |k, e| {
@@ -412,12 +424,8 @@ mod tests {
         let mut rng = SplitMix64::new(7);
         let (mut overloads, mut raises) = (0, 0);
         for _ in 0..3000 {
-            let n = 1 + rng.below(9) as usize;
-            let dur: Vec<i64> = (0..n).map(|_| 1 + rng.below(6) as i64).collect();
-            let mut est: Vec<i64> = (0..n).map(|_| rng.below(12) as i64).collect();
-            let mut lct: Vec<i64> = (0..n)
-                .map(|v| est[v] + dur[v] + rng.below(14) as i64)
-                .collect();
+            let (dur, mut est, mut lct) = random_windows(&mut rng, 9, 14);
+            let n = dur.len();
             let tasks: Vec<u32> = (0..n as u32).collect();
             // Fixpoints of both, forwards only.
             let fix = |est: &mut Vec<i64>, lct: &Vec<i64>, tree: bool| -> bool {
