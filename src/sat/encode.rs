@@ -242,6 +242,24 @@ impl varisat::external::ExternalPropagator for Chain {
     }
 }
 
+/// How the order of two nodes on a one-core type is encoded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Orders {
+    /// An order literal per pair and its clauses at every instant of the
+    /// two windows (models/sat.md §3.4), with transitivity.
+    #[default]
+    Clauses,
+    /// Types the edge-finding propagator covers (sat/disjunctive.rs: dense
+    /// time points, 2 to `MAX_TASKS` nodes) get no pair clauses: the
+    /// propagator's overload check refutes every overlap of two selected
+    /// nodes once their starts are known, and a model with an overlap all
+    /// the same gets a lazy cut (`core_cuts`), so answers stay exact even
+    /// without it (models/sat.md §3.4.1). Only for encodings whose order
+    /// literals nothing assumes (the large-neighbourhood search assumes
+    /// them, sat/lns.rs): a choice encoded alone (sat/choices.rs).
+    Propagated,
+}
+
 /// Counters for notes.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Stats {
@@ -434,6 +452,8 @@ pub struct Encoder<'m, 'a> {
     /// The assumptions of the last answer when the clock stopped its search
     /// (`resume`).
     interrupted_with: Option<Vec<Lit>>,
+    /// How one-core orders are encoded.
+    orders: Orders,
 }
 
 /// Estimated bytes of the encoding for `tmax` over `pts` (`bytes_for` of the
@@ -530,6 +550,17 @@ impl<'m, 'a> Encoder<'m, 'a> {
         pts: Points,
         limits: Limits,
     ) -> Result<Self, EncodeStop> {
+        Self::build_with(m, tmax, pts, limits, Orders::Clauses)
+    }
+
+    /// `build_within` with one-core orders encoded as `orders` says.
+    pub fn build_with(
+        m: impl Into<ModelRef<'m, 'a>>,
+        tmax: u64,
+        pts: Points,
+        limits: Limits,
+        orders: Orders,
+    ) -> Result<Self, EncodeStop> {
         let m = m.into();
         assert!(tmax <= super::MAX_TIME, "horizon beyond the SAT engine");
         let cancel = limits.cancel.clone();
@@ -567,6 +598,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
             edge_finding: None,
             holds: None,
             interrupted_with: None,
+            orders,
         };
         e.check_limits();
         e.build();
@@ -886,6 +918,9 @@ impl<'m, 'a> Encoder<'m, 'a> {
         let m = self.m.clone();
         // One-core types: pairwise order literals.
         for list in m.one_core_groups() {
+            if self.orders_propagated(&list) {
+                continue;
+            }
             let n = list.len();
             // before[i][j]: "list[i] ends before list[j] starts" (None: never both selected).
             let mut before: Vec<Vec<Option<L>>> = vec![vec![None; n]; n];
@@ -940,6 +975,16 @@ impl<'m, 'a> Encoder<'m, 'a> {
                 }
             }
         }
+    }
+
+    /// Whether the one-core type of the nodes `list` gets no pair clauses
+    /// (`Orders::Propagated`): the edge-finding propagator covers it, with the
+    /// same test as `Disjunctive::new` (its nodes that may be selected).
+    fn orders_propagated(&self, list: &[u32]) -> bool {
+        let n = list.iter().filter(|&&v| self.node_sel(v) != L::F).count();
+        self.orders == Orders::Propagated
+            && self.pts.is_every()
+            && (2..=super::disjunctive::MAX_TASKS).contains(&n)
     }
 
     /// The static clauses (models/sat.md §3), family by family; the memory
@@ -1541,8 +1586,9 @@ impl<'m, 'a> Encoder<'m, 'a> {
         out
     }
 
-    /// Core types with more than one core: finds instants where more nodes run
-    /// than there are cores and forbids those sets of nodes from running together.
+    /// Core types with more than one core (and, under `Orders::Propagated`,
+    /// with one): finds instants where more nodes run than there are cores
+    /// and forbids those sets of nodes from running together.
     fn core_cuts(&mut self, d: &Decoded) -> usize {
         let m = self.m.clone();
         let cores = &m.inst.platform.cores;
@@ -1550,7 +1596,11 @@ impl<'m, 'a> Encoder<'m, 'a> {
         let mut by_type: Vec<Vec<u32>> = vec![Vec::new(); cores.len()];
         for &v in &sel {
             let nd = &m.nodes[v as usize];
-            if nd.dur > 0 && cores[nd.core as usize].count > 1 {
+            // One-core types too where their orders are left to the
+            // propagator (`Orders::Propagated`; the pair clauses forbid
+            // every overlap elsewhere).
+            let one_core_cut = self.orders == Orders::Propagated;
+            if nd.dur > 0 && (cores[nd.core as usize].count > 1 || one_core_cut) {
                 by_type[nd.core as usize].push(v);
             }
         }
