@@ -629,74 +629,97 @@ fn matches_brute_force(min_dur: u64, seeds: u64) {
 }
 
 /// One-core orders left to the edge-finding propagator
-/// (`Orders::Propagated`, models/sat.md §3.4.1, the encoding of a choice
-/// alone) answer as brute force does for every tiling choice of the tiny
-/// instances: a valid schedule at the choice's optimum, none below it, none
-/// at all where it has none. With the propagator and without it: then the
-/// lazy cuts alone forbid overlaps on one-core types (`core_cuts`), and
-/// the encoding holds no pair clause to do it.
+/// (`Orders::Propagated`, models/sat.md item 3.5, the encodings of the choice
+/// search) answer as brute force does on the tiny instances, for every
+/// tiling choice alone and over every tiling at once (selectors: the
+/// propagator sees the selected nodes only): a valid schedule at the
+/// optimum, none below it, none at all where there is none. With the
+/// propagator and without it: then the lazy cuts alone forbid overlaps on
+/// one-core types (`core_cuts`), and the encoding holds no pair clause to
+/// do it.
 #[test]
 fn orders_left_to_the_propagator_answer_as_brute_force() {
-    use std::time::Instant;
-    use tmin::sat::encode::{Answer, Encoder, Lazy, Limits, Orders, Points};
-    use tmin::sat::model::Model;
-    let far = || Instant::now() + Duration::from_secs(60);
-    let (mut choices, mut cut, mut fewer) = (0, 0, 0);
+    let (mut models, mut fewer, mut cut) = (0, 0, 0);
     for seed in 1..=150u64 {
         let Some(text) = tiny_from(seed, 1) else {
             continue;
         };
         let i = inst(&text);
+        let mut every: Vec<Vec<u32>> = Vec::new();
+        for op in 0..i.graph.n_ops() as u32 {
+            every.push(i.usable_tilings(op).collect());
+        }
+        let mut cands = vec![(every, brute_force(&i))];
         for choice in every_choice(&i) {
             let want = brute_force_choice(&i, &choice);
-            let cand: Vec<Vec<u32>> = choice.iter().map(|&t| vec![t]).collect();
-            let m = Model::new(&i, &cand);
-            // The model counts time in units of `g` (every duration's
-            // divisor), as every left-justified schedule's makespan is.
-            let g = m.g;
-            let build = |orders| {
-                Encoder::build_with(&m, m.horizon, Points::every(), Limits::none(), orders).unwrap()
-            };
-            let clauses = build(Orders::Clauses).stats.clauses;
-            for propagator in [true, false] {
-                let mut enc = build(Orders::Propagated);
-                if enc.stats.clauses < clauses {
-                    fewer += 1;
-                }
-                if propagator {
-                    enc.use_propagators(Lazy::ALL);
-                }
-                let what =
-                    format!("seed {seed}, choice {choice:?}, propagator {propagator}\n{text}");
-                let Some(opt) = want else {
-                    let a = enc.decide(m.horizon as i64, &[], far());
-                    assert!(matches!(a, Answer::Unsat), "{what}: {a:?}");
-                    continue;
-                };
-                assert_eq!(opt % g, 0, "{what}");
-                let units = (opt / g) as i64;
-                match enc.decide(units, &[], far()) {
-                    Answer::Sat(d) => {
-                        let s = tmin::sat::to_schedule(&m, &d);
-                        let ng = NodeGraph::new(&i, s.choice.clone()).unwrap();
-                        assert!(check(&ng, &s, 10).is_empty(), "{what}: {s:?}");
-                        assert!(s.makespan(&ng) <= u128::from(opt), "{what}");
-                    }
-                    a => panic!("{what}: {a:?} at the optimum {opt}"),
-                }
-                if units > 0 {
-                    let a = enc.decide(units - 1, &[], far());
-                    assert!(matches!(a, Answer::Unsat), "{what}: {a:?} below {opt}");
-                }
-                if !propagator && enc.stats.core_cuts > 0 {
-                    cut += 1;
-                }
-            }
-            choices += 1;
+            cands.push((choice.iter().map(|&t| vec![t]).collect(), want));
+        }
+        for (cand, want) in cands {
+            let what = format!("seed {seed}, candidates {cand:?}\n{text}");
+            let (f, c) = propagated_orders_answer(&i, &cand, want, &what);
+            (models, fewer, cut) = (models + 1, fewer + f, cut + c);
         }
     }
-    eprintln!("{choices} choices; {fewer} encodings with fewer clauses; {cut} needed cuts");
-    assert!(choices >= 100 && fewer > 0 && cut > 0);
+    eprintln!("{models} models; {fewer} encodings with fewer clauses; {cut} needed cuts");
+    assert!(models >= 100 && fewer > 0 && cut > 0);
+}
+
+/// `orders_left_to_the_propagator_answer_as_brute_force` on the model of
+/// `cand` whose optimum is `want`: returns how many of its two encodings
+/// (with the propagator, without) had fewer clauses than with the pair
+/// clauses, and how many needed a core cut.
+fn propagated_orders_answer(
+    i: &Instance,
+    cand: &[Vec<u32>],
+    want: Option<u64>,
+    what: &str,
+) -> (usize, usize) {
+    use std::time::Instant;
+    use tmin::sat::encode::{Answer, Encoder, Lazy, Limits, Orders, Points};
+    use tmin::sat::model::Model;
+    let far = || Instant::now() + Duration::from_secs(60);
+    let m = Model::new(i, cand);
+    let build = |orders| {
+        Encoder::build_with(&m, m.horizon, Points::every(), Limits::none(), orders).unwrap()
+    };
+    let clauses = build(Orders::Clauses).stats.clauses;
+    let (mut fewer, mut cut) = (0, 0);
+    for propagator in [true, false] {
+        let what = format!("{what}propagator {propagator}");
+        let mut enc = build(Orders::Propagated);
+        if enc.stats.clauses < clauses {
+            fewer += 1;
+        }
+        if propagator {
+            enc.use_propagators(Lazy::ALL);
+        }
+        let Some(opt) = want else {
+            let a = enc.decide(m.horizon as i64, &[], far());
+            assert!(matches!(a, Answer::Unsat), "{what}: {a:?}");
+            continue;
+        };
+        // The model counts time in units of `g` (every duration's
+        // divisor), as every left-justified schedule's makespan is.
+        assert_eq!(opt % m.g, 0, "{what}");
+        let units = (opt / m.g) as i64;
+        match enc.decide(units, &[], far()) {
+            Answer::Sat(d) => {
+                let s = tmin::sat::to_schedule(&m, &d);
+                let g = NodeGraph::new(i, s.choice.clone()).unwrap();
+                assert!(check(&g, &s, 10).is_empty(), "{what}: {s:?}");
+                assert!(s.makespan(&g) <= u128::from(opt), "{what}");
+            }
+            a => panic!("{what}: {a:?} at the optimum {opt}"),
+        }
+        if units > 0 {
+            let a = enc.decide(units - 1, &[], far());
+            assert!(matches!(a, Answer::Unsat), "{what}: {a:?} below {opt}");
+        }
+        if !propagator && enc.stats.core_cuts > 0 {
+            cut += 1;
+        }
+    }
+    (fewer, cut)
 }
 
 /// tests/data/cases/tiling-repair.txt (derivation in tests/list.rs): only tiling 2 of

@@ -254,9 +254,10 @@ pub enum Orders {
     /// propagator's overload check refutes every overlap of two selected
     /// nodes once their starts are known, and a model with an overlap all
     /// the same gets a lazy cut (`core_cuts`), so answers stay exact even
-    /// without it (models/sat.md §3.4.1). Only for encodings whose order
+    /// without it (models/sat.md §3 item 5). Only for encodings whose order
     /// literals nothing assumes (the large-neighbourhood search assumes
-    /// them, sat/lns.rs): a choice encoded alone (sat/choices.rs).
+    /// them, sat/lns.rs): those of the choice search (sat/choices.rs), of a
+    /// choice alone and over every candidate.
     Propagated,
 }
 

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use varisat::Lit;
 
-use super::encode::{Answer, Encoder, L};
+use super::encode::{Answer, Encoder, L, Orders};
 use super::model::Model;
 use super::{encode_within, to_schedule};
 use crate::graph::NodeGraph;
@@ -218,7 +218,14 @@ fn epoch(
     if tmax > u128::from(m.horizon) {
         return Epoch::Encoding;
     }
-    let Some(mut enc) = encode_within(m, tmax as u64, budget, deadline.end, deadline) else {
+    let Some(mut enc) = encode_within(
+        m,
+        tmax as u64,
+        budget,
+        deadline.end,
+        deadline,
+        Orders::Clauses,
+    ) else {
         return Epoch::Encoding;
     };
     let n_ops = m.op_slots.len();

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use varisat::Lit;
 
-use super::encode::{Answer, L};
+use super::encode::{Answer, L, Orders};
 use super::lns::{Incumbent, LnsStats, incumbent_of, offer, pick, validated};
 use super::model::Model;
 use super::{encode_within, to_schedule};
@@ -200,7 +200,7 @@ pub fn improve(
         narrow_around(&mut m, &inc, &view.op_span, tmax, delta);
         let t0 = Instant::now();
         let end = instant_after(t0, sub_time).min(deadline.end);
-        let Some(mut enc) = encode_within(&m, tmax, budget, end, deadline) else {
+        let Some(mut enc) = encode_within(&m, tmax, budget, end, deadline, Orders::Clauses) else {
             // Over the budget (or out of time while building): narrower.
             delta_pm = (delta_pm * 3 / 4).max(1);
             fruitless += 1;
@@ -339,7 +339,7 @@ fn kick(
         let delta = (tmax * KICK_DELTA_PM / 1000).max(1);
         narrow_around(&mut m, &inc, &view.op_span, tmax, delta);
         let end = instant_after(Instant::now(), KICK_TIME).min(deadline.end);
-        let Some(mut enc) = encode_within(&m, tmax, budget, end, deadline) else {
+        let Some(mut enc) = encode_within(&m, tmax, budget, end, deadline, Orders::Clauses) else {
             continue;
         };
         // Off their tilings: each freed op's own selector assumed false.

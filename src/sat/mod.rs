@@ -123,7 +123,9 @@ pub fn to_schedule(m: &Model, d: &Decoded) -> Schedule {
 }
 
 /// The encoding of `m` for makespans up to `tmax` units, planned (`plan`)
-/// and built within `budget` bytes by `end` (and `deadline`'s cancel flag);
+/// and built within `budget` bytes by `end` (and `deadline`'s cancel flag),
+/// with one-core orders as `orders` says (`Orders::Propagated` only where
+/// nothing assumes the order literals);
 /// `None` where the plan declines it or the build stops: the neighbourhood
 /// searches and the choice search treat both alike.
 fn encode_within<'m, 'a>(
@@ -132,6 +134,7 @@ fn encode_within<'m, 'a>(
     budget: u64,
     end: Instant,
     deadline: &Deadline,
+    orders: encode::Orders,
 ) -> Option<Encoder<'m, 'a>> {
     let pts = plan(m, u128::from(tmax), budget).ok()?;
     let limits = Limits {
@@ -139,7 +142,7 @@ fn encode_within<'m, 'a>(
         deadline: Some(end),
         cancel: deadline.cancel.clone(),
     };
-    let mut enc = Encoder::build_within(m, tmax, pts, limits).ok()?;
+    let mut enc = Encoder::build_with(m, tmax, pts, limits, orders).ok()?;
     enc.use_propagators(encode::Lazy::ALL);
     Some(enc)
 }
