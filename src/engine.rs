@@ -166,7 +166,9 @@ pub fn strengthen(
     windows: bool,
     refute: Option<u64>,
 ) {
-    let share = deadline.share(STRENGTHEN_SHARE).capped(Duration::from_secs(2));
+    let share = deadline
+        .share(STRENGTHEN_SHARE)
+        .capped(Duration::from_secs(2));
     if let Some(b) = tiling_choice_bound(inst, bounds, &share, refute) {
         bounds.add(b);
     }
