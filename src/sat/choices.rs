@@ -93,6 +93,14 @@ pub struct ChoiceOptions {
 /// its optimum 137; the pass costs it 0.1-0.8 s).
 const EARLY_LEVEL_CHOICES: usize = 150;
 
+/// Answers' time of the first choice at a level over the shared encoding
+/// (`levels`). default-o30-m1-s21 at its optimum 379: that choice holds a
+/// schedule, found in a fraction of the first 0.25 s on a quiet machine;
+/// with the machine loaded twice over it was left undecided, and the early
+/// pass went through 150 more choices at the level (15 s of 20, unproven on
+/// 2 seeds of 3; proven in 3 s where the first answer came).
+const FIRST_AT_LEVEL: u32 = 4;
+
 /// Least and most time of the window net's check of a choice
 /// (`net_decision`): half the time of an answer within these. Where
 /// propagation alone refutes nothing it shaves, which with the memory
@@ -742,8 +750,17 @@ impl Search<'_, '_> {
                 // against 12.2 s; deciding the first three, or all, at once
                 // was slower from one of three incumbents and no faster
                 // from the others, 2026-11-27.)
+                // Over the shared encoding it gets `FIRST_AT_LEVEL` answers'
+                // time: its interrupted search keeps what it learned, but
+                // an undecided first choice sends the pass through the
+                // whole level before it is tried again.
                 None if skipped.is_empty() => {
-                    match s.decide(&choice, Ask::AtMost(level), sub_time, deadline) {
+                    let time = if s.shared.is_some() {
+                        (sub_time * FIRST_AT_LEVEL).min(opts.max_sub_time.max(sub_time))
+                    } else {
+                        sub_time
+                    };
+                    match s.decide(&choice, Ask::AtMost(level), time, deadline) {
                         Verdict::Proven => optimal = true,
                         Verdict::Refuted(set) if set.is_empty() => {
                             level += 1;
