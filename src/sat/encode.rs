@@ -246,7 +246,7 @@ impl varisat::external::ExternalPropagator for Chain {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Orders {
     /// An order literal per pair and its clauses at every instant of the
-    /// two windows (models/sat.md §3.4), with transitivity.
+    /// two windows (models/sat.md §3 item 5), with transitivity.
     #[default]
     Clauses,
     /// Types the edge-finding propagator covers (sat/disjunctive.rs: dense
@@ -1595,12 +1595,12 @@ impl<'m, 'a> Encoder<'m, 'a> {
         let cores = &m.inst.platform.cores;
         let sel = self.selected(d);
         let mut by_type: Vec<Vec<u32>> = vec![Vec::new(); cores.len()];
+        // One-core types too where their orders are left to the propagator
+        // (`Orders::Propagated`; the pair clauses forbid every overlap
+        // elsewhere).
+        let one_core_cut = self.orders == Orders::Propagated;
         for &v in &sel {
             let nd = &m.nodes[v as usize];
-            // One-core types too where their orders are left to the
-            // propagator (`Orders::Propagated`; the pair clauses forbid
-            // every overlap elsewhere).
-            let one_core_cut = self.orders == Orders::Propagated;
             if nd.dur > 0 && (cores[nd.core as usize].count > 1 || one_core_cut) {
                 by_type[nd.core as usize].push(v);
             }
