@@ -179,9 +179,8 @@ pub fn refute(
             .map(|&t| u64::from(inst.library.tilings[t as usize].n_nodes))
             .sum()
     };
-    let sizes: Vec<u64> = (0..n_ops as u32).map(size).collect();
     let mut by_size: Vec<u32> = (0..n_ops as u32).collect();
-    by_size.sort_by_key(|&op| sizes[op as usize]);
+    by_size.sort_by_cached_key(|&op| size(op));
     let mut limit = FIRST_CHECK;
     // Instances whose sub-instances are nearly all too large to encode or
     // too slow (long durations, large ops) are given up early (`hopeless`).

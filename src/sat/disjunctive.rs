@@ -24,6 +24,14 @@ use varisat::{Lit, Var};
 /// about 60 nodes a type, its encodings over every candidate 150 and more).
 pub const MAX_TASKS: usize = 128;
 
+/// Whether the propagator takes a one-core type of `tasks` nodes that may
+/// be selected (one node has nothing to order; above `MAX_TASKS` the pair
+/// clauses do it). The encoder leaves exactly these types' orders to it
+/// (`encode::Orders::Propagated`).
+pub fn covers(tasks: usize) -> bool {
+    (2..=MAX_TASKS).contains(&tasks)
+}
+
 /// Types of at most this many selected nodes get the sweep
 /// (`prep::windows::EdgeFinding`, `O(n^2)`), larger ones the Θ-Λ tree
 /// (`prep::theta`, `O(n log n)`). The sweep's raises rest on smaller sets
@@ -122,10 +130,7 @@ impl Disjunctive {
     /// `groups`: the nodes of each one-core type (groups of one node or more
     /// than `MAX_TASKS` are dropped).
     pub fn new(groups: Vec<Vec<Task>>) -> Self {
-        let groups: Vec<Vec<Task>> = groups
-            .into_iter()
-            .filter(|g| g.len() > 1 && g.len() <= MAX_TASKS)
-            .collect();
+        let groups: Vec<Vec<Task>> = groups.into_iter().filter(|g| covers(g.len())).collect();
         let mut group_of: Vec<u32> = vec![];
         let mut shared: std::collections::HashMap<u32, Vec<u32>> = Default::default();
         let mut mark = |v: usize, g: u32| {

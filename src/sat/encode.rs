@@ -979,13 +979,12 @@ impl<'m, 'a> Encoder<'m, 'a> {
     }
 
     /// Whether the one-core type of the nodes `list` gets no pair clauses
-    /// (`Orders::Propagated`): the edge-finding propagator covers it, with the
-    /// same test as `Disjunctive::new` (its nodes that may be selected).
+    /// (`Orders::Propagated`): the edge-finding propagator covers it (dense
+    /// points, `disjunctive::covers` of its nodes that may be selected, as
+    /// `use_propagators` gives them).
     fn orders_propagated(&self, list: &[u32]) -> bool {
         let n = list.iter().filter(|&&v| self.node_sel(v) != L::F).count();
-        self.orders == Orders::Propagated
-            && self.pts.is_every()
-            && (2..=super::disjunctive::MAX_TASKS).contains(&n)
+        self.orders == Orders::Propagated && self.pts.is_every() && super::disjunctive::covers(n)
     }
 
     /// The static clauses (models/sat.md §3), family by family; the memory
