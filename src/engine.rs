@@ -166,9 +166,11 @@ pub fn strengthen(
     windows: bool,
     refute: Option<u64>,
 ) {
+    // The 2 s cap is an effort of this thread's CPU time (src/stop.rs):
+    // a loaded machine refutes what a quiet one does, within the share.
     let share = deadline
         .share(STRENGTHEN_SHARE)
-        .capped(Duration::from_secs(2));
+        .capped_effort(Duration::from_secs(2));
     if let Some(b) = tiling_choice_bound(inst, bounds, &share, refute) {
         bounds.add(b);
     }
@@ -190,7 +192,7 @@ pub fn strengthen(
 /// bound and the SAT engine range over what is left. When tilings are
 /// refuted, the combinatorial bounds are computed again over the rest.
 pub fn refute_choices(inst: &Instance, bounds: &mut Bounds, deadline: &Deadline, memory_mib: u64) {
-    let share = deadline.share(REFUTE_SHARE).capped(REFUTE_TIME);
+    let share = deadline.share(REFUTE_SHARE).capped_effort(REFUTE_TIME);
     let budget = crate::sat::budget_bytes(memory_mib) / 8;
     let cand = crate::prep::dominance::candidates_of_every_op(inst);
     let ng = crate::sat::context::refute(inst, cand, &share, budget);

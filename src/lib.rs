@@ -26,5 +26,6 @@ pub mod sat;
 pub mod schedule;
 pub mod score;
 pub mod solve;
+pub mod stop;
 pub mod text;
 pub mod tmax;

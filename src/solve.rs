@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use crate::graph::NodeGraph;
 use crate::instance::Instance;
 use crate::schedule::{Schedule, check};
+use crate::stop::Stop;
 
 /// Proof status of a result: a bound is reported only when it is proven.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,12 +95,17 @@ impl Default for SolveOptions {
 }
 
 /// A wall-clock deadline, optionally cut short by a shared cancel flag (the
-/// portfolio stops the other engines once one has a proof).
+/// portfolio stops the other engines once one has a proof) and by an effort
+/// of the thread's CPU time (`capped_effort`, src/stop.rs).
 #[derive(Clone, Debug)]
 pub struct Deadline {
     pub start: Instant,
     pub end: Instant,
     pub cancel: Option<Arc<AtomicBool>>,
+    /// The thread CPU time (`stop::thread_cpu`) at which the deadline ends
+    /// too: set by `capped_effort` on the thread that then uses it (another
+    /// thread's CPU clock is another clock).
+    pub effort_end: Option<Duration>,
 }
 
 /// The instant `d` after `from`, or a far-future instant when `from + d` is not
@@ -128,6 +134,7 @@ impl Deadline {
             start,
             end: instant_after(start, d),
             cancel: None,
+            effort_end: None,
         }
     }
     /// An absolute end.
@@ -136,6 +143,7 @@ impl Deadline {
             start: Instant::now(),
             end,
             cancel: None,
+            effort_end: None,
         }
     }
     /// The same deadline, also ending when `flag` is set.
@@ -151,13 +159,37 @@ impl Deadline {
             .is_some_and(|c| c.load(Ordering::Relaxed))
     }
     pub fn expired(&self) -> bool {
-        self.cancelled() || Instant::now() >= self.end
+        self.cancelled() || self.stop().passed()
     }
+    /// Time left: of the wall clock, and at most the effort left.
     pub fn remaining(&self) -> Duration {
         if self.cancelled() {
             return Duration::ZERO;
         }
-        self.end.saturating_duration_since(Instant::now())
+        let wall = self.end.saturating_duration_since(Instant::now());
+        match self.effort_left() {
+            Some(e) => wall.min(e),
+            None => wall,
+        }
+    }
+    /// The effort left, where the deadline has one (zero without a thread
+    /// clock: `capped_effort` then capped the wall clock instead).
+    fn effort_left(&self) -> Option<Duration> {
+        let end = self.effort_end?;
+        Some(crate::stop::thread_cpu().map_or(Duration::ZERO, |now| end.saturating_sub(now)))
+    }
+    /// The deadline as a `Stop` (its wall end and effort end).
+    pub fn stop(&self) -> Stop {
+        Stop::new(self.end, self.effort_end)
+    }
+    /// A step's stop: `effort` of this thread's CPU time from now, within
+    /// this deadline (its wall end and its own effort end).
+    pub fn stop_after(&self, effort: Duration) -> Stop {
+        let s = Stop::after(effort, self.end);
+        match self.effort_end {
+            Some(e) => s.with_effort_end(e),
+            None => s,
+        }
     }
     pub fn elapsed(&self) -> f64 {
         self.start.elapsed().as_secs_f64()
@@ -175,6 +207,7 @@ impl Deadline {
             start: now,
             end: instant_after(now, self.remaining().mul_f64(frac)).min(self.end),
             cancel: self.cancel.clone(),
+            effort_end: self.effort_end,
         }
     }
     /// The instant `frac` of the remaining time from now (at most `end`).
@@ -186,6 +219,21 @@ impl Deadline {
         Deadline {
             end: self.end.min(instant_after(Instant::now(), d)),
             ..self.clone()
+        }
+    }
+    /// The same deadline, ending at the latest once this thread has used
+    /// `d` of CPU time from now (src/stop.rs: the same work on a loaded
+    /// machine; the wall end still holds). For the thread that calls it.
+    pub fn capped_effort(&self, d: Duration) -> Deadline {
+        match crate::stop::thread_cpu() {
+            Some(now) => {
+                let e = now.saturating_add(d);
+                Deadline {
+                    effort_end: Some(self.effort_end.map_or(e, |x| x.min(e))),
+                    ..self.clone()
+                }
+            }
+            None => self.capped(d),
         }
     }
 }

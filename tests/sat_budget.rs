@@ -59,7 +59,7 @@ fn the_build_stops_at_the_budget_and_at_the_deadline() {
         Ok(_) => panic!("built over the budget"),
     }
     let limits = Limits {
-        deadline: Some(Instant::now()),
+        deadline: Some(Instant::now().into()),
         ..Limits::none()
     };
     assert!(matches!(

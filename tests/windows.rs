@@ -90,7 +90,7 @@ fn windows_at_a_schedules_makespan_contain_it() {
             let t = ms as i64;
             let far = Instant::now() + Duration::from_secs(5);
             let w = wn
-                .at(t, Some((usize::MAX, far)))
+                .at(t, Some((usize::MAX, far.into())))
                 .unwrap_or_else(|| panic!("seed {seed}: a legal makespan {t} refuted"));
             checked += 1;
             for (v, est, lst) in wn.tightened(&w, t) {

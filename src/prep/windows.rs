@@ -13,9 +13,8 @@
 //! than half of a memory, since a hold covers at least the run), and
 //! cumulative resources over them.
 
-use std::time::Instant;
-
 use super::timetable::{Cumulative, timetable};
+use crate::stop::Stop;
 
 /// Largest unary resource the net raises windows on (larger ones get the
 /// overload check only: see `raises`).
@@ -205,7 +204,8 @@ impl Net {
     /// would empty some window, so no schedule has it. Rounds repeat while
     /// something moves, at most `rounds` times and until `until`; `false`
     /// proves infeasible.
-    pub fn shave(&self, w: &mut Windows, rounds: usize, until: Instant) -> bool {
+    pub fn shave(&self, w: &mut Windows, rounds: usize, until: impl Into<Stop>) -> bool {
+        let until = until.into();
         // The resources quiet at `w`'s fixpoint: each probe starts from it
         // and runs again only the resources its narrowing reaches.
         let mut quiet = Quiet::default();
@@ -231,7 +231,7 @@ impl Net {
             for &v in &tasks {
                 let v = v as usize;
                 for late in [false, true] {
-                    if Instant::now() >= until {
+                    if until.passed() {
                         return true;
                     }
                     let (lo, hi) = (w.est[v], w.lct[v] - self.dur[v]);
@@ -571,6 +571,7 @@ impl EdgeFinding {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Instant;
 
     fn windows(n: usize, est: i64, lct: i64) -> Windows {
         Windows {

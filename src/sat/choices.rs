@@ -46,11 +46,12 @@ use super::windows::WindowNet;
 use super::{encode_within, plan, to_schedule};
 use crate::bounds::{Bound, Bounds};
 use crate::instance::Instance;
-use crate::milp::aggregate::{Master, solve_relaxation, solve_without};
-use crate::prep::relaxation::{Next, Relaxation};
+use crate::milp::aggregate::{Proposal, propose};
+use crate::prep::relaxation::Relaxation;
 use crate::prep::windows::Windows;
 use crate::schedule::Schedule;
 use crate::solve::{Deadline, instant_after};
+use crate::stop::{CpuTimer, Stop};
 
 /// How the search spends its time.
 #[derive(Clone, Debug)]
@@ -287,7 +288,7 @@ impl SetNet<'_> {
     /// The windows of every schedule of makespan at most `makespan` (real
     /// units), shaved until `until` (or to their fixpoint before it);
     /// `None` when one empties.
-    fn shaved(&self, makespan: u64, until: Instant) -> Option<Windows> {
+    fn shaved(&self, makespan: u64, until: Stop) -> Option<Windows> {
         self.wn.at(self.units(makespan), Some((usize::MAX, until)))
     }
 }
@@ -512,6 +513,11 @@ impl Search<'_, '_> {
         let mut open: Option<u64> = None;
         let mut proven = false;
         let patient = |s: &Search| s.patient(opts);
+        // The relaxation, enumerated exactly (its MILP where the
+        // enumeration runs out), the level it stands at and its last choice.
+        let rel = crate::milp::aggregate::relaxation(s.inst, bounds, deadline);
+        let mut level = s.lb;
+        let mut after: Option<(u64, Vec<u32>)> = None;
         while !proven && !deadline.expired() && s.ub > u128::from(s.lb) && patient(s) {
             let exhausted = open.is_some_and(|v| u128::from(v) >= s.ub);
             let max_skipped = if s.shared.is_some() {
@@ -552,28 +558,27 @@ impl Search<'_, '_> {
                 }
                 continue;
             }
-            // Unsolved (no time left, an error): the last value still
-            // bounds the choices not tried, a superset of those left.
-            let Some(master) = solve_without(s.inst, bounds, &tried, deadline) else {
-                break;
-            };
-            let (value, choice) = match master {
-                Master::Exhausted => {
-                    open = Some(u64::MAX);
-                    continue;
-                }
-                Master::Value(b, choice) => {
-                    s.relaxation = Some(b.source);
-                    (b.value, choice)
-                }
-            };
+            // The least relaxed choice not tried: one within `level` from
+            // the relaxation's exact enumeration, else the relaxation's
+            // value over what is left becomes the level (`propose`, as at
+            // the levels of the bound). One MILP solve a proposal took
+            // 0.05-0.12 s, and on hard-o12-s2 the SAT answers 0-0.02 s: 67
+            // proposals were 6.8 s of its 11.4 s. Unsolved (no time left,
+            // an error): the last value still bounds the choices not tried,
+            // a superset of those left.
+            let (value, choice) =
+                match s.propose(rel.as_ref(), bounds, &tried, level, &mut after, deadline) {
+                    Proposal::Unsolved => break,
+                    // Every choice not tried is at least `level` (or `lb`,
+                    // where the search started: a proven bound anyway).
+                    Proposal::Within(choice) => (level, choice),
+                    Proposal::Beyond(value, _) => {
+                        level = value;
+                        open = Some(value);
+                        continue;
+                    }
+                };
             open = Some(value);
-            if u128::from(value) >= s.ub {
-                continue;
-            }
-            let Some(choice) = choice else {
-                break; // not solved to optimality: no choice to decide
-            };
             s.stats.tried += 1;
             tried.push(whole_choice(&choice));
             // No window net here: below the incumbent the shared encoding's
@@ -653,7 +658,7 @@ impl Search<'_, '_> {
             let (value, choice) = match proposal {
                 Proposal::Unsolved => break,
                 Proposal::Within(choice) => (level, Some(choice)),
-                Proposal::Beyond(value) => (value, None),
+                Proposal::Beyond(value, _) => (value, None),
             };
             if value > level {
                 if !skipped.is_empty() {
@@ -732,7 +737,7 @@ impl Search<'_, '_> {
             // so that a hard one does not hold up the easy ones
             // (hard-o12-s4, 60 s: one answer over the shared encoding
             // took the 11 s of the phase, 10 choices decided).
-            match s.net_decision(&choice, level, net_time(sub_time, deadline)) {
+            match s.net_decision(&choice, level, net_time(sub_time, deadline), deadline) {
                 // No schedule of makespan `level` whatever the choice.
                 Some(set) if set.is_empty() => {
                     skipped.clear();
@@ -783,22 +788,6 @@ impl Search<'_, '_> {
     }
 }
 
-/// What the relaxation proposes at a level (`Search::propose`).
-enum Proposal {
-    /// A choice it puts at or below the level, outside the exclusions.
-    Within(Vec<u32>),
-    /// None is left there: the least relaxed makespan of what is left
-    /// (above the level; `u64::MAX`: nothing is left).
-    Beyond(u64),
-    /// Out of time, or the relaxation could not be solved.
-    Unsolved,
-}
-
-/// Partial choices the enumeration at a level visits in one call before
-/// the MILP takes over (a 12-op memory-tight instance needs a few
-/// thousand for a whole level).
-const ENUMERATION_NODES: u64 = 200_000;
-
 /// A whole choice as `(op, tiling)` pairs.
 fn whole_choice(choice: &[u32]) -> Vec<(u32, u32)> {
     choice
@@ -834,10 +823,9 @@ enum Ask {
 
 impl<'a> Search<'_, 'a> {
     /// The next choice the relaxation puts at or below `level` (time)
-    /// outside `excluded` and the refuted combinations: the exact
-    /// enumeration (prep::relaxation), resumed from `after` (kept here) at
-    /// the same level; the MILP within the level where it runs out. When
-    /// none is left, the MILP's least value of what is left.
+    /// outside `excluded` and the refuted combinations
+    /// (`aggregate::propose`), nearest to the incumbent's choice first; a
+    /// value the MILP gives names its source for the bound.
     fn propose(
         &mut self,
         rel: Option<&Relaxation>,
@@ -847,54 +835,19 @@ impl<'a> Search<'_, 'a> {
         after: &mut Option<(u64, Vec<u32>)>,
         deadline: &Deadline,
     ) -> Proposal {
-        // Without the relaxation (beyond the MILP's limits, or no time left
-        // to build it) its MILP cannot be solved either.
-        let Some(rel) = rel else {
-            return Proposal::Unsolved;
-        };
-        let nogoods: Vec<&[(u32, u32)]> = bounds
-            .nogoods
-            .combinations()
-            .chain(excluded.iter().map(Vec::as_slice))
-            .collect();
-        let from = after
-            .as_ref()
-            .filter(|(l, _)| *l == level)
-            .map(|(_, c)| c.as_slice());
-        let next = rel.next_within(
-            level / rel.unit,
-            &nogoods,
+        let p = propose(
+            rel,
+            bounds,
+            excluded,
+            level,
             self.prefer.as_deref(),
-            from,
-            ENUMERATION_NODES,
-            deadline.end,
+            after,
+            deadline,
         );
-        let exhausted = match next {
-            Next::Choice(c) => {
-                *after = Some((level, c.clone()));
-                return Proposal::Within(c);
-            }
-            Next::Exhausted => true,
-            Next::Unknown => false,
-        };
-        if !exhausted {
-            match solve_relaxation(rel, bounds, excluded, Some(level), deadline) {
-                None => return Proposal::Unsolved,
-                Some(Master::Value(_, Some(c))) => return Proposal::Within(c),
-                Some(Master::Value(_, None)) => return Proposal::Unsolved,
-                Some(Master::Exhausted) => {}
-            }
+        if let Proposal::Beyond(_, Some(source)) = &p {
+            self.relaxation = Some(source.clone());
         }
-        match solve_relaxation(rel, bounds, excluded, None, deadline) {
-            None => Proposal::Unsolved,
-            Some(Master::Exhausted) => Proposal::Beyond(u64::MAX),
-            Some(Master::Value(b, _)) => {
-                self.relaxation = Some(b.source);
-                // The enumeration is exact: nothing is left at the level
-                // even where HiGHS's tolerances put a value there.
-                Proposal::Beyond(b.value.max(level + 1))
-            }
-        }
+        p
     }
 
     /// Decides `choice` as `ask` says within `time` an answer: over the
@@ -905,15 +858,17 @@ impl<'a> Search<'_, 'a> {
     /// what was asked, its time and verdict, the incumbent before and after.
     fn decide(&mut self, choice: &[u32], ask: Ask, time: Duration, deadline: &Deadline) -> Verdict {
         let t0 = Instant::now();
+        let cpu = CpuTimer::start();
         let before = self.ub;
         let v = self.decide_once(choice, ask, time, deadline);
         // The choice itself (library tilings by op), to decide it again
         // outside the search (`RUST_LOG=tmin::sat::choices=trace`).
         log::trace!("choices: the choice {choice:?}");
         log::debug!(
-            "choices: {ask:?} in {:.2} s of {:.2}: {}, incumbent {} -> {}",
-            t0.elapsed().as_secs_f64(),
+            "choices: {ask:?} in {:.2} s of {:.2} (CPU; {:.2} s wall): {}, incumbent {} -> {}",
+            cpu.elapsed().as_secs_f64(),
             time.as_secs_f64(),
+            t0.elapsed().as_secs_f64(),
             match &v {
                 Verdict::Refuted(set) => format!("refuted ({} tilings)", set.len()),
                 Verdict::Proven => "proven".to_string(),
@@ -1001,17 +956,20 @@ impl<'a> Search<'_, 'a> {
     fn on_schedule(
         &mut self,
         mut sched: Schedule,
-        end: Instant,
+        time: Duration,
         deadline: &Deadline,
     ) -> Option<u128> {
         let Some(mut ms) = validated(self.inst, &sched) else {
             log::warn!("choices: a model failed the validator; choice skipped");
             return None;
         };
+        // The polish gets at most an answer's time.
+        let now = Instant::now();
         let polish_by = Deadline {
-            start: Instant::now(),
-            end,
+            start: now,
+            end: instant_after(now, time).min(deadline.end),
             cancel: deadline.cancel.clone(),
+            effort_end: deadline.effort_end,
         };
         if let Some(f) = crate::list::polish(self.inst, &sched, self.lb, &polish_by)
             && let Some(p) = validated(self.inst, &f.schedule)
@@ -1049,7 +1007,7 @@ impl<'a> Search<'_, 'a> {
         &mut self,
         choice: &[u32],
         level: u64,
-        until: Instant,
+        until: Stop,
     ) -> Option<Result<Lit, ()>> {
         let windows = match self.net_windows.remove(choice) {
             Some((at, windows)) if at == level => windows,
@@ -1137,6 +1095,7 @@ impl<'a> Search<'_, 'a> {
         choice: &[u32],
         level: u64,
         time: Duration,
+        deadline: &Deadline,
     ) -> Option<Vec<(u32, u32)>> {
         let t0 = Instant::now();
         let mut set = self.choice_set(choice);
@@ -1147,11 +1106,11 @@ impl<'a> Search<'_, 'a> {
         // 0.4 s a choice, and without it the enumeration proved the optimum
         // in 121 s instead of 140 s (2026-11-26).
         if !net.refutes(level) {
-            let until = instant_after(t0, time);
+            let until = deadline.stop_after(time);
             if let Some(w) = net.shaved(level, until) {
                 // Shaved to its fixpoint: the windows the choice's answer
                 // would compute again (up to 0.4 s) are kept for it.
-                if Instant::now() < until
+                if !until.passed()
                     && let Some(windows) = self.in_shared(&net, &w, level)
                 {
                     self.net_windows.retain(|_, (at, _)| *at == level);
@@ -1160,9 +1119,9 @@ impl<'a> Search<'_, 'a> {
                 return None;
             }
         } else {
-            let shrink_until = instant_after(t0, time);
+            let shrink_until = deadline.stop_after(time);
             let mut i = 0;
-            while i < set.len() && Instant::now() < shrink_until {
+            while i < set.len() && !shrink_until.passed() {
                 let mut without = set.clone();
                 without.remove(i);
                 match self.net_of(&without) {
@@ -1214,7 +1173,7 @@ impl<'a> Search<'_, 'a> {
         // own, assumed with it.
         let mut windows = None;
         if let Ask::AtMost(level) = ask {
-            let until = instant_after(Instant::now(), NET_TIME.1).min(deadline.end);
+            let until = deadline.stop_after(NET_TIME.1);
             match self.choice_windows(choice, level, until) {
                 Some(Ok(a)) => {
                     assume.push(a);
@@ -1228,22 +1187,24 @@ impl<'a> Search<'_, 'a> {
                 None => {}
             }
         }
-        let mut end = instant_after(Instant::now(), time).min(deadline.end);
+        // Each answer gets `time` of this thread's CPU (src/stop.rs: the
+        // same work on a loaded machine), within the deadline.
+        let mut stop = deadline.stop_after(time);
         loop {
             let Some(t) = self.target(ask, g).and_then(|t| i64::try_from(t).ok()) else {
                 return Verdict::TooLarge;
             };
             let sh = self.shared.as_mut().expect("shared encoding");
-            match sh.enc.decide(t, &assume, end) {
+            match sh.enc.decide(t, &assume, stop) {
                 Answer::Sat(d) => {
                     let sched = to_schedule(m, &d);
-                    let Some(ms) = self.on_schedule(sched, end, deadline) else {
+                    let Some(ms) = self.on_schedule(sched, time, deadline) else {
                         return Verdict::Undecided;
                     };
                     if self.settled_by(ask, ms) {
                         return Verdict::Proven;
                     }
-                    end = instant_after(Instant::now(), time).min(deadline.end);
+                    stop = deadline.stop_after(time);
                 }
                 Answer::Unsat => {
                     let core = sh.enc.failed_assumptions();
@@ -1294,14 +1255,25 @@ impl<'a> Search<'_, 'a> {
         time: Duration,
         deadline: &Deadline,
     ) -> Verdict {
-        let t0 = Instant::now();
-        // Each answer gets `time`: a choice that keeps giving better
-        // schedules keeps its warm solver.
-        let mut end = instant_after(t0, time).min(deadline.end);
         let level = match ask {
             Ask::AtMost(l) => Some(l),
             Ask::Below => None,
         };
+        // Each answer gets `time` (the first one its build too): a choice
+        // that keeps giving better schedules keeps its warm solver. Below
+        // the incumbent an answer cut short loses its work, so `time` is an
+        // effort of this thread's CPU (src/stop.rs); at a level it goes on
+        // where it stopped, and the rounds are slices of the wall clock: a
+        // loaded machine then goes round the choices in finer slices, where
+        // efforts would leave the level's first round unfinished
+        // (hard-o25-s2, 20 s, four busy loops beside two solves, seeds 1-3,
+        // two runs of the set: 171 proven on 1 run of 3 with efforts here,
+        // on 3 with slices).
+        let slice = |time: Duration| match level {
+            Some(_) => Stop::at(instant_after(Instant::now(), time).min(deadline.end)),
+            None => deadline.stop_after(time),
+        };
+        let mut stop = slice(time);
         // Kept encodings serve their level only.
         self.kept.retain(|k| Some(k.level) == level);
         let kept = self.kept.iter().position(|k| k.choice == choice);
@@ -1312,23 +1284,23 @@ impl<'a> Search<'_, 'a> {
                 let tmax = enc.tmax as u64;
                 (enc, tmax)
             }
-            None => match self.encode_alone(choice, ask, end, deadline) {
+            None => match self.encode_alone(choice, ask, stop, deadline) {
                 Ok(built) => built,
                 Err(v) => return v,
             },
         };
         let g = u128::from(enc.m.g);
         loop {
-            match enc.resume(tmax as i64, end) {
+            match enc.resume(tmax as i64, stop) {
                 Answer::Sat(d) => {
                     let sched = to_schedule(&enc.m, &d);
-                    let Some(ms) = self.on_schedule(sched, end, deadline) else {
+                    let Some(ms) = self.on_schedule(sched, time, deadline) else {
                         return Verdict::Undecided;
                     };
                     if self.settled_by(ask, ms) {
                         return Verdict::Proven;
                     }
-                    end = instant_after(Instant::now(), time).min(deadline.end);
+                    stop = slice(time);
                     // A model's makespan is at most `tmax` units: the next
                     // probe is lower.
                     match self.target(ask, g) {
@@ -1359,7 +1331,7 @@ impl<'a> Search<'_, 'a> {
         &mut self,
         choice: &[u32],
         ask: Ask,
-        end: Instant,
+        end: Stop,
         deadline: &Deadline,
     ) -> Result<(Encoder<'a, 'a>, u64), Verdict> {
         let cand: Vec<Vec<u32>> = choice.iter().map(|&t| vec![t]).collect();

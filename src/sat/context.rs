@@ -23,7 +23,8 @@ use super::encode::{Answer, Encoder, Limits, Points, estimate_bytes};
 use super::model::Model;
 use crate::instance::{Instance, OpGraph};
 use crate::prep::nogoods::TilingNogoods;
-use crate::solve::{Deadline, instant_after};
+use crate::solve::Deadline;
+use crate::stop::{CpuTimer, Stop};
 
 /// Time of one check in the first round (sub-instances have tens of
 /// nodes; most answer in a few milliseconds); each later round gives the
@@ -68,7 +69,7 @@ pub const MAX_OPS: usize = 5_000;
 /// beyond the encoding's times or `max_bytes`, or undecided by `stop`.
 pub(super) fn decide_restriction<'m, 'a>(
     m: &'m Model<'a>,
-    stop: Instant,
+    stop: Stop,
     cancel: Option<Arc<AtomicBool>>,
     max_bytes: u64,
 ) -> Option<(bool, Encoder<'m, 'a>)> {
@@ -107,15 +108,17 @@ fn check(
     limit: Duration,
     max_bytes: u64,
 ) -> Option<bool> {
-    let t = Instant::now();
+    let cpu = CpuTimer::start();
+    // The check's effort is its thread's CPU time (src/stop.rs): on a
+    // loaded machine it decides what it would on a quiet one.
+    let stop = deadline.stop_after(limit);
     let m = Model::new(inst, sub);
-    let stop = deadline.end.min(instant_after(t, limit));
     let verdict =
         decide_restriction(&m, stop, deadline.cancel.clone(), max_bytes).map(|(sat, _)| sat);
     log::debug!(
-        "refutation: {} nodes, {verdict:?} in {:.3} s",
+        "refutation: {} nodes, {verdict:?} in {:.3} s (CPU)",
         m.nodes.len(),
-        t.elapsed().as_secs_f64()
+        cpu.elapsed().as_secs_f64()
     );
     verdict
 }
@@ -298,9 +301,10 @@ pub fn refute_choice(
         for &o in ops {
             sub[o as usize] = vec![choice[o as usize]];
         }
-        let t = Instant::now();
+        let cpu = CpuTimer::start();
         let mut verdict = check(inst, &sub, deadline, CHOICE_CHECK, max_bytes);
-        if verdict.is_none() && t.elapsed() >= CHOICE_CHECK && deadline.remaining() > CHOICE_RETRY {
+        if verdict.is_none() && cpu.elapsed() >= CHOICE_CHECK && deadline.remaining() > CHOICE_RETRY
+        {
             verdict = check(inst, &sub, deadline, CHOICE_RETRY, max_bytes);
         }
         for &o in ops {

@@ -21,6 +21,7 @@ use varisat::{ExtendFormula, Lit, Solver, Var};
 
 use super::model::Model;
 use crate::instance::TypeIdx;
+use crate::stop::Stop;
 
 /// Largest set of holders whose memory cut forbids every common instant at
 /// once (`no_common_hold`: one literal per ordered pair); larger sets get
@@ -289,7 +290,7 @@ pub struct Stats {
 #[derive(Clone, Debug)]
 pub struct Limits {
     pub max_bytes: u64,
-    pub deadline: Option<Instant>,
+    pub deadline: Option<Stop>,
     pub cancel: Option<Arc<AtomicBool>>,
 }
 
@@ -342,19 +343,20 @@ pub fn bytes_for(clauses: u128, lits: u128, vars: u128) -> u128 {
         .saturating_add(vars.saturating_mul(u128::from(BYTES_PER_VAR)))
 }
 
-/// A solver whose search stops between two conflicts once the stop time
-/// has passed or `cancel` is set (the portfolio's flag: another engine has
+/// A solver whose search stops between two conflicts once the stop (a wall
+/// instant, or an effort of the thread's CPU time: src/stop.rs) has passed
+/// or `cancel` is set (the portfolio's flag: another engine has
 /// finished the job). The hook is tmin's patch of varisat (vendor/varisat):
 /// the stopped solver stays usable, so a search cut short keeps what it
 /// learned and the next answer needs no reload.
 fn fresh_solver(
-    stop: &Rc<Cell<Option<Instant>>>,
+    stop: &Rc<Cell<Option<Stop>>>,
     cancel: &Option<Arc<AtomicBool>>,
 ) -> Solver<'static> {
     let mut solver = Solver::new();
     let (stop, cancel) = (stop.clone(), cancel.clone());
     solver.set_terminate(move || {
-        stop.get().is_some_and(|s| Instant::now() >= s)
+        stop.get().is_some_and(|s| s.passed())
             || cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed))
     });
     solver
@@ -396,7 +398,7 @@ impl<'a> From<Rc<Model<'a>>> for ModelRef<'_, 'a> {
 pub struct Encoder<'m, 'a> {
     pub m: ModelRef<'m, 'a>,
     solver: Solver<'static>,
-    stop: Rc<Cell<Option<Instant>>>,
+    stop: Rc<Cell<Option<Stop>>>,
     cancel: Option<Arc<AtomicBool>>,
     n_vars: u32,
     /// The instants integers may take.
@@ -657,7 +659,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
         } else if self
             .limits
             .deadline
-            .is_some_and(|d| crate::solve::instant_after(Instant::now(), drop_time(bytes)) >= d)
+            .is_some_and(|d| d.passed_within(drop_time(bytes)))
             || self
                 .limits
                 .cancel
@@ -1356,7 +1358,8 @@ impl<'m, 'a> Encoder<'m, 'a> {
         };
         match wn.at(
             t,
-            (share > std::time::Duration::ZERO).then(|| (usize::MAX, Instant::now() + share)),
+            (share > std::time::Duration::ZERO)
+                .then(|| (usize::MAX, Stop::at(Instant::now() + share))),
         ) {
             None => {
                 self.stats.window_refutations += 1;
@@ -1399,9 +1402,10 @@ impl<'m, 'a> Encoder<'m, 'a> {
     }
 
     /// Decides "makespan <= t" under extra assumptions, with lazy cuts, until a
-    /// model passes every rule, the formula is unsatisfiable, or `stop` passes.
-    pub fn decide(&mut self, t: i64, extra: &[Lit], stop: Instant) -> Answer {
-        self.answer(t, extra, stop, false)
+    /// model passes every rule, the formula is unsatisfiable, or `stop` passes
+    /// (an instant, or a `Stop` with an effort of CPU time).
+    pub fn decide(&mut self, t: i64, extra: &[Lit], stop: impl Into<Stop>) -> Answer {
+        self.answer(t, extra, stop.into(), false)
     }
 
     /// `decide(t, &[], stop)`, except that where the last answer was cut
@@ -1409,12 +1413,12 @@ impl<'m, 'a> Encoder<'m, 'a> {
     /// where it stopped: no restart, so two answers of `a` and `b` seconds
     /// search as one of `a + b` would (varisat is deterministic), where a
     /// fresh `decide` would first retrace the trail it had.
-    pub fn resume(&mut self, t: i64, stop: Instant) -> Answer {
-        self.answer(t, &[], stop, true)
+    pub fn resume(&mut self, t: i64, stop: impl Into<Stop>) -> Answer {
+        self.answer(t, &[], stop.into(), true)
     }
 
     /// `decide` and `resume`.
-    fn answer(&mut self, t: i64, extra: &[Lit], stop: Instant, resume: bool) -> Answer {
+    fn answer(&mut self, t: i64, extra: &[Lit], stop: Stop, resume: bool) -> Answer {
         if self.broken {
             return Answer::Interrupted;
         }
@@ -1431,7 +1435,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
                 self.last_unsat = Some((self.clause_ends.len(), assumptions));
                 return Answer::Unsat;
             }
-            if Instant::now() >= stop
+            if stop.passed()
                 || self
                     .cancel
                     .as_ref()

@@ -26,7 +26,8 @@ use crate::instance::Instance;
 use crate::prep::nogoods::TilingNogoods;
 use crate::rng::SplitMix64;
 use crate::schedule::{Schedule, check};
-use crate::solve::{Deadline, instant_after};
+use crate::solve::Deadline;
+use crate::stop::CpuTimer;
 
 /// First time a neighbourhood gets; it grows when neighbourhoods run out of
 /// time and shrinks when they are settled quickly.
@@ -254,8 +255,10 @@ fn epoch(
         let assumptions = assume(&enc, &inc, &freed);
         let t = (inc.makespan.div_ceil(g) - 1) as i64;
         let t0 = Instant::now();
-        let end = instant_after(t0, sub_time).min(deadline.end);
-        match enc.decide(t, &assumptions, end) {
+        // An effort of this thread's CPU time (src/stop.rs): the
+        // neighbourhoods' sizes adapt to the work they need, not to the load.
+        let cpu = CpuTimer::start();
+        match enc.decide(t, &assumptions, deadline.stop_after(sub_time)) {
             Answer::Sat(d) => {
                 let s = to_schedule(m, &d);
                 let Some(ms) = validated(m.inst, &s) else {
@@ -290,7 +293,7 @@ fn epoch(
                 if k < MAX_FREED.min(n_ops) {
                     k += 1;
                 }
-                if t0.elapsed() < sub_time / 4 {
+                if cpu.elapsed() < sub_time / 4 {
                     sub_time = (sub_time * 3 / 4).max(MIN_SUB_TIME);
                 }
             }

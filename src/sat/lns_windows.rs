@@ -30,6 +30,7 @@ use crate::prep::nogoods::TilingNogoods;
 use crate::rng::SplitMix64;
 use crate::schedule::Schedule;
 use crate::solve::{Deadline, instant_after};
+use crate::stop::CpuTimer;
 
 /// Time a neighbourhood gets at first; it grows when neighbourhoods run out
 /// of time and shrinks when they are settled quickly.
@@ -199,7 +200,11 @@ pub fn improve(
         let delta = (tmax * delta_pm / 1000).max(1);
         narrow_around(&mut m, &inc, &view.op_span, tmax, delta);
         let t0 = Instant::now();
-        let end = instant_after(t0, sub_time).min(deadline.end);
+        // An effort of this thread's CPU time, the build's and the answer's
+        // (src/stop.rs): the windows adapt to the work they need, not to
+        // the load.
+        let cpu = CpuTimer::start();
+        let end = deadline.stop_after(sub_time);
         let Some(mut enc) = encode_within(&m, tmax, budget, end, deadline, Orders::Clauses) else {
             // Over the budget (or out of time while building): narrower.
             delta_pm = (delta_pm * 3 / 4).max(1);
@@ -260,7 +265,7 @@ pub fn improve(
                     t0.elapsed().as_secs_f64()
                 );
                 delta_pm = (delta_pm * 5 / 4 + 1).min(500);
-                if t0.elapsed() < sub_time / 4 {
+                if cpu.elapsed() < sub_time / 4 {
                     sub_time = (sub_time * 3 / 4).max(MIN_SUB_TIME);
                 }
             }

@@ -132,14 +132,14 @@ fn encode_within<'m, 'a>(
     m: &'m Model<'a>,
     tmax: u64,
     budget: u64,
-    end: Instant,
+    end: impl Into<crate::stop::Stop>,
     deadline: &Deadline,
     orders: encode::Orders,
 ) -> Option<Encoder<'m, 'a>> {
     let pts = plan(m, u128::from(tmax), budget).ok()?;
     let limits = Limits {
         max_bytes: budget,
-        deadline: Some(end),
+        deadline: Some(end.into()),
         cancel: deadline.cancel.clone(),
     };
     let mut enc = Encoder::build_with(m, tmax, pts, limits, orders).ok()?;
@@ -989,7 +989,11 @@ fn build_encoding<'m, 'a>(
     let t_build = Instant::now();
     let limits = Limits {
         max_bytes: budget,
-        deadline: Some(first_answer_by.map_or(deadline.end, |by| by.min(deadline.end))),
+        deadline: Some(
+            first_answer_by
+                .map_or(deadline.end, |by| by.min(deadline.end))
+                .into(),
+        ),
         cancel: deadline.cancel.clone(),
     };
     let enc = match Encoder::build_within(m, tmax, pts, limits) {
@@ -1364,7 +1368,7 @@ fn alone_feasible(
     cand[op] = vec![t];
     let m = Model::new(inst, &cand);
     let stop = deadline.at_share(0.1);
-    match context::decide_restriction(&m, stop, deadline.cancel.clone(), budget / 4)? {
+    match context::decide_restriction(&m, stop.into(), deadline.cancel.clone(), budget / 4)? {
         (true, _) => Some(true),
         (false, enc) => {
             if let Some(c) = certify {

@@ -13,6 +13,7 @@ use crate::prep::nogoods::TilingNogoods;
 use crate::prep::timetable::Cumulative;
 use crate::prep::windows::{Net, Windows};
 use crate::solve::Deadline;
+use crate::stop::Stop;
 
 /// Candidate nodes the bound builds a model for at most (the model takes
 /// tens of bytes a node and is not interruptible).
@@ -145,7 +146,7 @@ impl WindowNet {
     /// Windows of every schedule of makespan `<= t` (scaled), shaved (at
     /// most `rounds` rounds, until `until`) when asked; `None` proves there
     /// is no such schedule.
-    pub fn at(&self, t: i64, shave: Option<(usize, Instant)>) -> Option<Windows> {
+    pub fn at(&self, t: i64, shave: Option<(usize, Stop)>) -> Option<Windows> {
         let mut w = Windows {
             est: self.head.clone(),
             lct: self.tail.iter().map(|&q| t - q).collect(),
@@ -191,7 +192,7 @@ impl WindowNet {
                 let shave = (rounds > 0).then(|| {
                     // The probe's share of what is left: a few probes in all.
                     let share = until.saturating_duration_since(Instant::now()) / 4;
-                    (rounds, Instant::now() + share)
+                    (rounds, Stop::at(Instant::now() + share))
                 });
                 self.at(t, shave).is_some()
             };
