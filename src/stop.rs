@@ -95,11 +95,6 @@ impl Stop {
                 .cpu
                 .is_some_and(|c| thread_cpu().is_none_or(|now| now >= c))
     }
-
-    /// The wall-clock instant (for steps that measure only it).
-    pub fn wall(&self) -> Instant {
-        self.wall
-    }
 }
 
 impl From<Instant> for Stop {
