@@ -42,32 +42,20 @@ pub fn solve(
     bounds: &Bounds,
     deadline: &Deadline,
 ) -> Option<(Bound, Option<Vec<u32>>)> {
-    match solve_without(inst, bounds, &[], deadline)? {
+    let rel = relaxation(inst, bounds, deadline)?;
+    match solve_relaxation(&rel, bounds, &[], None, deadline)? {
         Master::Value(b, choice) => Some((b, choice)),
         Master::Exhausted => None,
     }
 }
 
-/// What `solve_without` concludes.
+/// What `solve_relaxation` concludes.
 #[derive(Clone, Debug)]
 pub enum Master {
     /// The relaxation's bound, and its optimal choice when solved.
     Value(Bound, Option<Vec<u32>>),
     /// No choice is left outside the excluded combinations.
     Exhausted,
-}
-
-/// `solve` with further combinations `(op, tiling)` excluded (at most `k - 1`
-/// of the `k` of each chosen): the choice search's tried choices
-/// (sat/choices.rs). What the value bounds then is the caller's argument.
-pub fn solve_without(
-    inst: &Instance,
-    bounds: &Bounds,
-    excluded: &[Vec<(u32, u32)>],
-    deadline: &Deadline,
-) -> Option<Master> {
-    let rel = relaxation(inst, bounds, deadline)?;
-    solve_relaxation(&rel, bounds, excluded, None, deadline)
 }
 
 /// The relaxation of `inst` over its candidates (prep::relaxation), where
@@ -102,7 +90,9 @@ pub fn relaxation(inst: &Instance, bounds: &Bounds, deadline: &Deadline) -> Opti
     Relaxation::new(inst, bounds, cands, unit, deadline.end)
 }
 
-/// The MILP over `rel` with `excluded` left out and, when `cap` (time) is
+/// The MILP over `rel` with the combinations `(op, tiling)` of `excluded`
+/// left out (at most `k - 1` of the `k` of each chosen; what the value then
+/// bounds is the caller's argument, sat/choices.rs) and, when `cap` (time) is
 /// given, the makespan at most it: then the first choice found within it
 /// will do (its value is not the least), and `Master::Exhausted` says
 /// none is within it.

@@ -508,18 +508,17 @@ impl Search<'_, '_> {
         // (relaxed value, choice) of each skipped choice.
         let mut skipped: Vec<(u64, Vec<u32>)> = Vec::new();
         let mut sub_time = s.first_time(opts);
-        // The relaxation's value over the choices not yet tried (None:
-        // unknown, no bound from the enumeration).
-        let mut open: Option<u64> = None;
         let mut proven = false;
         let patient = |s: &Search| s.patient(opts);
         // The relaxation, enumerated exactly (its MILP where the
         // enumeration runs out), the level it stands at and its last choice.
+        // Every choice not yet tried has a relaxed value of at least the
+        // level, or the level is still the proven bound it starts at.
         let rel = crate::milp::aggregate::relaxation(s.inst, bounds, deadline);
         let mut level = s.lb;
         let mut after: Option<(u64, Vec<u32>)> = None;
         while !proven && !deadline.expired() && s.ub > u128::from(s.lb) && patient(s) {
-            let exhausted = open.is_some_and(|v| u128::from(v) >= s.ub);
+            let exhausted = u128::from(level) >= s.ub;
             let max_skipped = if s.shared.is_some() {
                 opts.max_skipped
             } else {
@@ -569,16 +568,12 @@ impl Search<'_, '_> {
             let (value, choice) =
                 match s.propose(rel.as_ref(), bounds, &tried, level, &mut after, deadline) {
                     Proposal::Unsolved => break,
-                    // Every choice not tried is at least `level` (or `lb`,
-                    // where the search started: a proven bound anyway).
                     Proposal::Within(choice) => (level, choice),
                     Proposal::Beyond(value, _) => {
                         level = value;
-                        open = Some(value);
                         continue;
                     }
                 };
-            open = Some(value);
             s.stats.tried += 1;
             tried.push(whole_choice(&choice));
             // No window net here: below the incumbent the shared encoding's
@@ -611,10 +606,10 @@ impl Search<'_, '_> {
         if proven {
             return Found::Optimal;
         }
-        Found::Bound(open.map(|v| {
-            let least_skipped = skipped.iter().map(|&(v, _)| v).min().unwrap_or(u64::MAX);
-            v.min(least_skipped)
-        }))
+        // At the starting level (nothing proposed) this is the proven
+        // bound itself, which raises nothing.
+        let least_skipped = skipped.iter().map(|&(v, _)| v).min().unwrap_or(u64::MAX);
+        Found::Bound(Some(level.min(least_skipped)))
     }
 
     /// Choices decided at the level `L` of the bound (models/sat.md §10.1):
@@ -964,13 +959,7 @@ impl<'a> Search<'_, 'a> {
             return None;
         };
         // The polish gets at most an answer's time.
-        let now = Instant::now();
-        let polish_by = Deadline {
-            start: now,
-            end: instant_after(now, time).min(deadline.end),
-            cancel: deadline.cancel.clone(),
-            effort_end: deadline.effort_end,
-        };
+        let polish_by = deadline.capped(time);
         if let Some(f) = crate::list::polish(self.inst, &sched, self.lb, &polish_by)
             && let Some(p) = validated(self.inst, &f.schedule)
             && p < ms

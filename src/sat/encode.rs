@@ -1358,8 +1358,12 @@ impl<'m, 'a> Encoder<'m, 'a> {
         };
         match wn.at(
             t,
-            (share > std::time::Duration::ZERO)
-                .then(|| (usize::MAX, Stop::at(Instant::now() + share))),
+            (share > std::time::Duration::ZERO).then(|| {
+                (
+                    usize::MAX,
+                    Stop::at(crate::solve::instant_after(Instant::now(), share)),
+                )
+            }),
         ) {
             None => {
                 self.stats.window_refutations += 1;

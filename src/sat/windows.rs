@@ -12,7 +12,7 @@ use crate::instance::Instance;
 use crate::prep::nogoods::TilingNogoods;
 use crate::prep::timetable::Cumulative;
 use crate::prep::windows::{Net, Windows};
-use crate::solve::Deadline;
+use crate::solve::{Deadline, instant_after};
 use crate::stop::Stop;
 
 /// Candidate nodes the bound builds a model for at most (the model takes
@@ -192,7 +192,7 @@ impl WindowNet {
                 let shave = (rounds > 0).then(|| {
                     // The probe's share of what is left: a few probes in all.
                     let share = until.saturating_duration_since(Instant::now()) / 4;
-                    (rounds, Stop::at(Instant::now() + share))
+                    (rounds, Stop::at(instant_after(Instant::now(), share)))
                 });
                 self.at(t, shave).is_some()
             };
