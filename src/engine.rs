@@ -87,6 +87,19 @@ pub fn solve(engine: &dyn Engine, inst: &Instance, opts: &SolveOptions) -> Solve
     let t0 = Instant::now();
     let deadline = Deadline::after(opts.time_limit);
     let mut bounds = lower_bounds(inst);
+    if let Err(e) = crate::tmax::start_limit(inst) {
+        // Beyond the start times any engine writes: the combinatorial
+        // bounds hold (they saturate downwards), nothing else is claimed.
+        let mut r = SolveResult::without_schedule(
+            Status::Unknown,
+            bounds.best.value,
+            &bounds.best.source,
+            engine.name(),
+        );
+        r.note(e.msg);
+        r.wall_seconds = t0.elapsed().as_secs_f64();
+        return r;
+    }
     if engine.name() != "greedy" {
         // Engines with an incumbent step get the window net's bound there,
         // capped by the incumbent (`incumbent`); list scheduling alone gets
@@ -298,6 +311,11 @@ const WINDOW_BOUND_QUICK: Duration = Duration::from_millis(40);
 /// `score`'s fallback T_min).
 pub fn proven_bounds(inst: &Instance, limit: Duration) -> Bounds {
     let mut b = lower_bounds(inst);
+    if crate::tmax::start_limit(inst).is_err() {
+        // The searches below range over start times tmin writes; beyond
+        // them only the combinatorial bounds hold.
+        return b;
+    }
     let deadline = Deadline::after(limit);
     let mib = SolveOptions::default().memory_limit_mib;
     refute_choices(inst, &mut b, &deadline, mib);
@@ -600,6 +618,18 @@ pub fn choice_search(ctx: &Context, r: SolveResult, share: f64, pass: Pass) -> S
         budget,
         &opts,
     );
+    if out.infeasible && r.schedule.is_none() {
+        let mut inf =
+            SolveResult::without_schedule(Status::Infeasible, 0, "none (infeasible)", &r.engine);
+        inf.notes = r.notes;
+        inf.note(format!(
+            "infeasible: each of the {} tiling choices the relaxation leaves has no schedule at \
+             its horizon (every legal schedule compacts to one within the sum of its durations; \
+             models/sat.md §10)",
+            out.stats.tried
+        ));
+        return inf;
+    }
     let before = r.makespan;
     let mut r = match out.schedule {
         Some(better) => with_improvement(ctx, r, better, "choice search", "sat"),

@@ -339,10 +339,11 @@ the computed one gives way to it), else computed as by
 is wrong.
 
 T_max: --t-max, else the reference's t_max, else the sum over every op of the
-total node duration of its slowest usable tiling (one node at a time). It
-guarantees that the optimum is at most T_max whenever the instance has a legal
-schedule (a legal schedule's nodes run one at a time in its start order stay
-legal); it is not a bound on any heuristic, and not itself a legal schedule.
+total node duration of its slowest usable tiling. It guarantees that the
+optimum is at most T_max whenever the instance has a legal schedule (a legal
+schedule with every stretch where nothing runs removed stays legal and ends by
+the sum of its durations, models/bounds.md §9); it is not a bound on any
+heuristic, and not itself a legal schedule.
 
 References: a bench folder (DIR/results.jsonl: status optimal gives the
 makespan as T_min, otherwise lower_bound; a torn last line is ignored), its
@@ -828,14 +829,20 @@ fn gen_random(
 
 /// The known-optimum family: the text streams out while it is generated into
 /// a temporary file next to FILE, renamed only once the witness has passed
-/// the checks, so a failed run leaves no partial instance behind.
+/// the checks, so a failed run leaves no partial instance behind. Where FILE
+/// exists and is not a regular file (a device, a pipe) the text goes to it
+/// directly: a rename would replace the device node itself.
 fn gen_packed(
     cfg: &tmin::generate::PackedConfig,
     out_path: Option<&std::path::Path>,
     schedule: Option<&std::path::Path>,
 ) -> Result<serde_json::Value, Failure> {
     use tmin::generate::PackedError;
+    let special = out_path.is_some_and(|p| std::fs::metadata(p).is_ok_and(|m| !m.is_file()));
     let tmp = out_path.map(|p| {
+        if special {
+            return p.to_path_buf();
+        }
         let name = p.file_name().unwrap_or_default().to_string_lossy();
         p.with_file_name(format!(".{name}.partial-{}", std::process::id()))
     });
@@ -845,7 +852,7 @@ fn gen_packed(
     let p = match result {
         Ok(p) => p,
         Err(e) => {
-            if let Some(t) = &tmp {
+            if let Some(t) = tmp.as_ref().filter(|_| !special) {
                 let _ = std::fs::remove_file(t);
             }
             return Err(match e {
@@ -855,7 +862,7 @@ fn gen_packed(
             });
         }
     };
-    if let (Some(t), Some(dest)) = (&tmp, out_path) {
+    if let (Some(t), Some(dest)) = (tmp.as_ref().filter(|_| !special), out_path) {
         std::fs::rename(t, dest).map_err(|e| {
             let _ = std::fs::remove_file(t);
             Failure::Usage(format!("cannot create {}: {e}", dest.display()))
@@ -1340,6 +1347,7 @@ fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
     let engine_name = engine.name();
     let read = (|| -> Result<_, InputError> {
         let (inst, hash) = read_instance_hashed(&a.instance, end)?;
+        tmin::tmax::start_limit(&inst)?;
         let start = match &a.start {
             Some(p) => Some(read_start(&inst, p, end)?),
             None => None,
@@ -1437,7 +1445,17 @@ fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
     } else {
         print_out(&summary)?;
     }
-    use tmin::solve::Status;
+    // A file asked for (a certificate, an exported model) and not written:
+    // the result stands (reported above), the command did not do all it was
+    // asked.
+    use tmin::solve::{NoteKind, Status};
+    if let Some(n) = result
+        .notes
+        .iter()
+        .find(|n| n.kind == NoteKind::WriteFailed)
+    {
+        return Err(Failure::Output(n.text.clone()));
+    }
     Ok(ExitCode::from(match result.status {
         Status::Optimal | Status::Feasible => 0,
         Status::Infeasible => 1,

@@ -331,6 +331,10 @@ pub enum NoteKind {
     /// below the top ran out of its share; the portfolio then tries other
     /// means.
     GaveUp,
+    /// A file the command was asked to write (a `--certify` certificate, an
+    /// `--export-model` model) could not be written; the text names it. The
+    /// CLI reports the result, then exits 74.
+    WriteFailed,
     /// An engine bug (also in `SolveResult::internal_error`).
     Internal,
 }
@@ -350,6 +354,7 @@ impl NoteKind {
             NoteKind::TilingRepair { .. } => "tiling-repair",
             NoteKind::Certificate { .. } => "certificate",
             NoteKind::GaveUp => "gave-up",
+            NoteKind::WriteFailed => "write-failed",
             NoteKind::Internal => "internal",
         }
     }

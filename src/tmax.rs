@@ -1,25 +1,37 @@
-//! T_max: the reference "slow" makespan of the task book's score formula.
+//! T_max, the reference "slow" makespan of the task book's score formula,
+//! and the latest start any instance needs: both rest on compaction
+//! (models/bounds.md §9).
 //!
-//! Definition: the sum, over every op, of the total node duration of its slowest
-//! usable tiling (the tiling whose nodes' durations add up to the most). It is the
-//! makespan of running every node alone, one after the other, under that choice.
+//! Definition: T_max is the sum, over every op, of the total node duration
+//! of its slowest usable tiling (the tiling whose nodes' durations add up to
+//! the most).
 //!
-//! What it guarantees: if the instance has any legal schedule S, it has one of
-//! makespan at most T_max, so the optimum never exceeds it. Take S's tiling choice
-//! and run its nodes one at a time in the order of their start times in S (ties in
-//! any order that respects the edges). Edges hold because a node starts in S after
-//! its predecessors started and ended. Memory is claimed only when a node starts, so
-//! it suffices to look at starts: when v starts in the serial run, the holders are
-//! nodes earlier in the order whose same-type successors have not all started; each
-//! of them started in S no later than v and still held at v's start in S. So the
-//! serial run holds a subset of what S holds at every start, within capacity, and
-//! its makespan is the sum of S's durations, at most T_max.
+//! What it guarantees: if the instance has a legal schedule S, it has one of
+//! makespan at most T_max, so the optimum never exceeds it. Remove from S
+//! every stretch of time where no node of positive duration runs, moving
+//! everything after it earlier by its length (models/bounds.md §9,
+//! compaction). Every run keeps its length and every pair of events keeps
+//! its order (events that fall inside a removed stretch meet at its start),
+//! so every rule holds as in S, and memory at each instant is what S held at
+//! a matching instant. In the result some node runs at every instant before
+//! the makespan, so the makespan is at most the sum of S's durations, at
+//! most T_max. (Running S's nodes one at a time in their start order is not
+//! an argument: where starts tie, a holder released in S by a successor
+//! starting with `v` is still held when `v` starts in such a run.)
 //!
-//! What it does not guarantee: that the serial run under the slowest tilings is
-//! itself legal (a tiling may hold more memory than another), nor that T_max is a
-//! tight or meaningful upper bound for heuristics (it is deliberately pessimistic:
-//! any schedule with parallelism scores above S_base).
+//! What it does not guarantee: that a schedule under the slowest tilings is
+//! legal (a tiling may hold more memory than another), nor that T_max is a
+//! tight or meaningful upper bound for heuristics (it is deliberately
+//! pessimistic: any schedule with parallelism scores above S_base).
+//!
+//! The latest start: in the compacted schedule a node `v` ends by the
+//! makespan, at most the sum of the durations of the chosen tilings, so it
+//! starts at most that sum less its own duration. tmin writes start times
+//! in 64 bits (problem.md §6); an instance whose compacted schedules might
+//! need a later start is refused where it would be solved or bounded
+//! (`start_limit`), rather than proven infeasible for want of bits.
 
+use crate::error::InputError;
 use crate::instance::Instance;
 
 /// Sum over tilings' nodes of durations, exact.
@@ -61,4 +73,55 @@ pub fn node_range(inst: &Instance) -> Option<(u64, u64)> {
         hi += b;
     }
     Some((lo, hi))
+}
+
+/// The latest start a compacted legal schedule of `inst` may need: the
+/// most, over every node `v` of a usable tiling, of T_max less its op's
+/// slowest work, plus its tiling's work, less `v`'s duration (0 without
+/// nodes or usable tilings).
+pub fn latest_start(inst: &Instance) -> u128 {
+    let Some(total) = t_max(inst) else {
+        return 0;
+    };
+    let lib = &inst.library;
+    let mut latest = 0u128;
+    for op in 0..inst.graph.n_ops() as u32 {
+        let slowest = inst
+            .usable_tilings(op)
+            .map(|t| tiling_work(inst, t))
+            .max()
+            .unwrap_or(0);
+        for t in inst.usable_tilings(op) {
+            let shortest = lib.tilings[t as usize]
+                .nodes()
+                .map(|v| u128::from(lib.node_dur[v as usize]))
+                .min();
+            if let Some(p) = shortest {
+                latest = latest.max(total - slowest + tiling_work(inst, t) - p);
+            }
+        }
+    }
+    latest
+}
+
+/// Refuses (a located input error naming the limit) an instance whose
+/// compacted schedules may need a start beyond 2^64 - 1: no engine could
+/// write such a schedule, and an exact engine searching only the starts it
+/// can write would prove infeasibility falsely.
+pub fn start_limit(inst: &Instance) -> Result<(), InputError> {
+    let latest = latest_start(inst);
+    if latest <= u128::from(u64::MAX) {
+        return Ok(());
+    }
+    Err(InputError::new(
+        &inst.name,
+        inst.graph.pos,
+        format!(
+            "a schedule of this instance may need start times up to {latest} (the durations of \
+             its slowest tilings add up to {}), beyond {} = 2^64 - 1, the largest start time tmin \
+             writes (problem.md §6)",
+            t_max(inst).unwrap_or(0),
+            u64::MAX
+        ),
+    ))
 }

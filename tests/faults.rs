@@ -571,3 +571,83 @@ fn help_documents_the_exit_codes_and_the_new_options() {
     assert!(out.contains("--memory-limit <MIB>"), "{out}");
     assert!(out.contains("reading the instance"), "{out}");
 }
+
+// 8. Corners of docs/problem.md that gave false proofs (issue 41; every bound
+// source is now checked against a brute force on such corners,
+// tests/corners.rs).
+
+/// `a -> empty b -> c` orders nothing (problem.md §6), yet the tiling-choice
+/// relaxation kept `T >= head(b) + tail(b)` for the empty op: lower bound 16
+/// against a legal makespan 8 (every engine then stopped with exit 70).
+/// Ops 1 and 3 each run 5 on core type 0 then 3 on type 1, with two cores of
+/// type 0: side by side they end at 8, the critical path of one op.
+#[test]
+fn an_empty_op_between_two_others_orders_nothing() {
+    let inst = data("empty-op-between.txt");
+    let sched = data("empty-op-between.schedule");
+    let (code, out, err) = tmin(&["bound", &inst, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["lower_bound"].as_u64(), Some(8), "{out}");
+    let (code, out, err) = tmin(&["check", &inst, &sched, "--bound"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("legal: makespan 8"), "{out}");
+    assert!(out.contains("lower bound 8 "), "{out}");
+    for engine in ["auto", "list", "sat", "milp", "greedy"] {
+        let (code, out, err) = tmin(&["solve", &inst, "--engine", engine, "--json"]);
+        assert_eq!(code, 0, "{engine}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["status"], "optimal", "{engine}: {out}");
+        assert_eq!(v["makespan"], 8, "{engine}: {out}");
+    }
+}
+
+/// Three chained nodes of 2^64 - 1 on one core: a legal schedule starts the
+/// third at 2^65 - 2, a start no engine can write. The SAT engine searched
+/// only writable starts and answered `infeasible`; the MILP stopped with exit
+/// 70. Now `solve` and `bench` refuse the instance (exit 2, located at
+/// GetInferenceScheResult, naming the limit) and `bound` gives the
+/// combinatorial bounds alone (they saturate downwards: still bounds).
+#[test]
+fn an_instance_needing_starts_beyond_64_bits_is_refused_not_disproved() {
+    let inst = data("starts-beyond-u64.txt");
+    for engine in ["auto", "list", "sat", "milp", "greedy"] {
+        let (code, _, err) = tmin(&["solve", &inst, "--engine", engine]);
+        assert_eq!(code, 2, "{engine}: {err}");
+        assert!(
+            err.contains("starts-beyond-u64.txt:3:1:"),
+            "{engine}: {err}"
+        );
+        assert!(err.contains("18446744073709551615 = 2^64 - 1"), "{err}");
+    }
+    let (code, out, err) = tmin(&["bound", &inst, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["lower_bound"].as_u64(), Some(u64::MAX), "{out}");
+    let dir = scratch("bench-beyond-u64");
+    let _ = std::fs::remove_dir_all(&dir);
+    let (code, _, err) = tmin(&["bench", "--out", dir.to_str().unwrap(), &inst]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("starts-beyond-u64.txt:3:1:"), "{err}");
+}
+
+/// Memory sizes and demands beyond 2^63: the window net cut a capacity of
+/// 2^64 - 4 to i64's 2^63 - 1, so two holds of 2^63 - 2 that fit exactly
+/// looked like an overload, and it refuted the optimum (bound 9 against a
+/// legal 6). Ops 7 and 20 (3 each, on two cores of type 1) hold half the
+/// memory each side by side, then op 19: 6.
+#[test]
+fn memory_beyond_63_bits_is_counted_exactly() {
+    let inst = data("memory-beyond-i64.txt");
+    let (code, out, err) = tmin(&["bound", &inst, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["lower_bound"].as_u64(), Some(6), "{out}");
+    for engine in ["auto", "list", "sat", "milp"] {
+        let (code, out, err) = tmin(&["solve", &inst, "--engine", engine, "--json"]);
+        assert_eq!(code, 0, "{engine}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["status"], "optimal", "{engine}: {out}");
+        assert_eq!(v["makespan"], 6, "{engine}: {out}");
+    }
+}

@@ -364,6 +364,7 @@ fn solve_one(
         }
         Err(e) => return Err(ItemFailure::Input(e.to_string())),
     };
+    crate::tmax::start_limit(&inst).map_err(|e| ItemFailure::Input(e.to_string()))?;
     for w in &inst.warnings {
         log::warn!("{w}");
     }

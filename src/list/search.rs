@@ -6,9 +6,10 @@
 //! serial schedule is the first incumbent, so a schedule exists before any
 //! search), then tries parallel passes while they keep succeeding and falls
 //! back to passes guarded by the guide, which cannot deadlock. Once a schedule
-//! is known, the guide follows the best schedule's own start order: every
-//! legal schedule's order is a guide, and one close to a good schedule leaves
-//! the guard the most room.
+//! is known, the guide follows the best schedule's own start order: a legal
+//! schedule's order is a guide (unless a zero-duration node starts with one
+//! of its successors, models/list.md), and one close to a good schedule
+//! leaves the guard the most room.
 
 use std::time::Duration;
 
@@ -290,8 +291,8 @@ impl<'g, 'a> Searcher<'g, 'a> {
         None
     }
 
-    /// Follows the best schedule's start order from now on (a guide by
-    /// construction, equal starts forming joint groups).
+    /// Follows the best schedule's start order from now on (a guide unless
+    /// a zero-duration node starts with one of its successors, models/list.md).
     fn guide_from_best(&mut self, deadline: &Deadline) {
         let Some(best) = &self.best else { return };
         let list = {

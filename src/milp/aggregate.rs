@@ -125,9 +125,12 @@ pub fn solve_relaxation(
                 .then(|| r.values.as_ref().map(|x| x[t_col.0 as usize]))
                 .flatten()
         })?,
-        // Without exclusions any choice with a large T is feasible; with
-        // them, none may be left. An error concludes nothing.
-        RunStatus::Infeasible if !excluded.is_empty() || cap.is_some() => {
+        // Without exclusions or refuted combinations any choice with a
+        // large T is feasible; with them, none may be left. An error
+        // concludes nothing.
+        RunStatus::Infeasible
+            if !excluded.is_empty() || cap.is_some() || !bounds.nogoods.is_empty() =>
+        {
             return Some(Master::Exhausted);
         }
         _ => return None,
@@ -268,7 +271,7 @@ fn model(
         write(&mut m, row);
     }
     // Chains: S_o >= head_o; S_b >= S_a + cp(x_a) along the chain's edges;
-    // T >= S_o + cp(x_o) + tail_o.
+    // T >= S_o + cp(x_o) + tail_o where o cannot be empty.
     let ch = &rel.chain;
     let s: Vec<Col> = (0..n_ops)
         .map(|o| m.col(ch.head[o] as f64, f64::INFINITY, false, String::new))
@@ -282,9 +285,11 @@ fn model(
     };
     for o in 0..n_ops {
         let cp = cp(o);
-        let mut e = Expr::var(t);
-        e.add(s[o], -1.0).add_expr(&cp, -1.0);
-        m.ge(&e, ch.tail[o] as f64, String::new);
+        if !ch.may_be_empty[o] {
+            let mut e = Expr::var(t);
+            e.add(s[o], -1.0).add_expr(&cp, -1.0);
+            m.ge(&e, ch.tail[o] as f64, String::new);
+        }
         for &b in ch.succs(o) {
             let mut e = Expr::var(s[b as usize]);
             e.add(s[o], -1.0).add_expr(&cp, -1.0);
@@ -303,9 +308,11 @@ pub enum Proposal {
     /// A choice it puts at or below the level, outside the exclusions.
     Within(Vec<u32>),
     /// None is left there: the least relaxed makespan of what is left
-    /// (above the level; `u64::MAX`: nothing is left), with the MILP's
-    /// bound source where the MILP computed it.
+    /// (above the level), with the MILP's bound source where the MILP
+    /// computed it.
     Beyond(u64, Option<String>),
+    /// No choice is left at any makespan: every one is excluded.
+    Exhausted,
     /// Out of time, or the relaxation could not be solved.
     Unsolved,
 }
@@ -402,7 +409,7 @@ pub fn propose(
     }
     match solve_relaxation(rel, bounds, excluded, None, deadline) {
         None => Proposal::Unsolved,
-        Some(Master::Exhausted) => Proposal::Beyond(u64::MAX, None),
+        Some(Master::Exhausted) => Proposal::Exhausted,
         // The enumeration is exact: nothing is left at the level even
         // where HiGHS's tolerances put a value there.
         Some(Master::Value(b, _)) => Proposal::Beyond(b.value.max(level + 1), Some(b.source)),

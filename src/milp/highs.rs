@@ -364,12 +364,45 @@ fn load(m: &Milp) -> Result<Handle, String> {
 
 /// Writes the model to `path`; HiGHS picks the format from the extension
 /// (`.lp` or `.mps`).
+///
+/// HiGHS is handed a file just created here (a fresh name beside `path`,
+/// with its extension, which picks the format): given a path it cannot
+/// open (a directory, say) it crashes the process. The file is renamed to
+/// `path` once written, so a failed write leaves no partial model.
 pub fn write_model(m: &Milp, path: &Path) -> Result<(), String> {
     let h = load(m)?;
-    let p = cstr(&path.to_string_lossy());
-    // SAFETY: valid handle and NUL-terminated file name.
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = path.with_file_name(format!(".partial-{}-{name}", std::process::id()));
+    let fail = |what: &str, e: std::io::Error| format!("{what} {}: {e}", path.display());
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        // A rename would replace it (a folder, a device node).
+        return Err(format!(
+            "cannot write {}: not a regular file",
+            path.display()
+        ));
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .map_err(|e| fail("cannot create", e))?;
+    let p = cstr(&tmp.to_string_lossy());
+    // SAFETY: valid handle and NUL-terminated name of a file that exists
+    // and is writable.
     let st = unsafe { hs::Highs_writeModel(h.0, p.as_ptr()) };
-    check(st, &format!("writing {}", path.display()))
+    let written = check(st, &format!("writing {}", path.display())).and_then(|()| {
+        match std::fs::metadata(&tmp) {
+            Ok(md) if md.len() > 0 => Ok(()),
+            Ok(_) => Err(format!("writing {}: nothing was written", path.display())),
+            Err(e) => Err(fail("cannot write", e)),
+        }
+    });
+    let renamed =
+        written.and_then(|()| std::fs::rename(&tmp, path).map_err(|e| fail("cannot write", e)));
+    if renamed.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    renamed
 }
 
 /// Solves `m`, optionally from a start (a full column vector; HiGHS completes
@@ -377,6 +410,16 @@ pub fn write_model(m: &Milp, path: &Path) -> Result<(), String> {
 /// feasible as given).
 pub fn run(m: &Milp, start: Option<&[f64]>, params: &Params) -> Result<RunResult, String> {
     let t0 = std::time::Instant::now();
+    if m.infeasible {
+        // A row without columns that cannot hold (e.g. a refuted
+        // combination of single candidates): HiGHS never sees it.
+        return Ok(RunResult {
+            status: RunStatus::Infeasible,
+            values: None,
+            dual_bound: None,
+            seconds: 0.0,
+        });
+    }
     let h = load(m)?;
     h.set_int("threads", params.threads.max(1) as i64)?;
     if params.threads <= 1 {

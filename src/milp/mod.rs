@@ -275,12 +275,16 @@ impl<'a> Engine<'a> {
     }
 
     fn note(&mut self, s: String) {
+        self.note_as(NoteKind::Info, s);
+    }
+
+    fn note_as(&mut self, kind: NoteKind, s: String) {
         log::info!("{s}");
         if self.opts.progress {
             use std::io::Write;
             let _ = writeln!(std::io::stderr(), "milp: {s}");
         }
-        self.notes.push(Note::info(s));
+        self.notes.push(Note { kind, text: s });
     }
 
     /// An engine bug: noted, and typed in the result (`internal_error`).
@@ -875,7 +879,10 @@ impl<'a> Engine<'a> {
 
     fn export(&mut self, dir: &Path, rank: usize, form: &str, mp: &highs::Milp) {
         if let Err(e) = std::fs::create_dir_all(dir) {
-            self.note(format!("cannot create {}: {e}", dir.display()));
+            self.note_as(
+                NoteKind::WriteFailed,
+                format!("cannot create {}: {e}", dir.display()),
+            );
             return;
         }
         let stem = Path::new(&self.inst.name)
@@ -890,7 +897,8 @@ impl<'a> Engine<'a> {
                     self.exported += 1;
                     self.note(format!("model written to {}", p.display()))
                 }
-                Err(e) => self.note(format!("cannot write {}: {e}", p.display())),
+                // The message names the file.
+                Err(e) => self.note_as(NoteKind::WriteFailed, e),
             }
         }
     }

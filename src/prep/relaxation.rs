@@ -50,11 +50,16 @@ pub struct Row {
 }
 
 /// The op chain: `S_o >= head_o`, `S_b >= S_a + cp(x_a)` along `edges`,
-/// `T >= S_o + cp(x_o) + tail_o` (units).
+/// `T >= S_o + cp(x_o) + tail_o` for every op that cannot be empty (units).
 #[derive(Clone, Debug)]
 pub struct Chain {
     pub head: Vec<u64>,
     pub tail: Vec<u64>,
+    /// Ops with a candidate without nodes: with it chosen the op has no
+    /// node, so neither its head nor its tail bounds `T` (`a -> empty b ->
+    /// c` orders nothing, problem.md §6: `head_b + tail_b` may exceed the
+    /// optimum), and it links nothing.
+    pub may_be_empty: Vec<bool>,
     /// Per op, per candidate: the tiling's critical path.
     pub cp: Vec<Vec<u64>>,
     /// Op edges between ops that cannot be empty (an empty op links
@@ -79,6 +84,9 @@ impl Chain {
         let mut best = 0u64;
         for &o in &self.order {
             let o = o as usize;
+            if self.may_be_empty[o] {
+                continue;
+            }
             let end = start[o] + cp[o];
             best = best.max(end + self.tail[o]);
             for &b in self.succs(o) {
@@ -131,14 +139,13 @@ impl Relaxation {
         let mut work = vec![0u64; nc];
         let mut loads: Vec<Vec<(u32, u32, u128)>> = vec![Vec::new(); nc];
         let mut areas: Vec<Vec<(u32, u32, u128)>> = vec![Vec::new(); inst.platform.mems.len()];
-        // Ops with a candidate that may be empty (no work, no critical
-        // path): they link nothing in the chain (problem.md §6).
+        // Ops with a candidate without nodes: they link nothing in the
+        // chain (problem.md §6).
         let mut empties = vec![false; n_ops];
         for (o, ts) in cands.iter().enumerate() {
             for (k, &t) in ts.iter().enumerate() {
                 lib.core_work(t, &mut work);
-                empties[o] |=
-                    work.iter().all(|&w| w == 0) && lib.tilings[t as usize].critical_path == 0;
+                empties[o] |= lib.tilings[t as usize].n_nodes == 0;
                 for (c, &w) in work.iter().enumerate() {
                     if w > 0 {
                         loads[c].push((o as u32, k as u32, u128::from(w / unit)));
@@ -188,6 +195,7 @@ impl Relaxation {
         let chain = Chain {
             head: bounds.op_head.iter().map(|&h| h / unit).collect(),
             tail: bounds.op_tail.iter().map(|&q| q / unit).collect(),
+            may_be_empty: empties,
             cp: cands
                 .iter()
                 .map(|ts| {

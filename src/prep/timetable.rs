@@ -23,10 +23,12 @@ const MAX_PLACEMENTS: usize = 400;
 /// A resource of `capacity` per instant and the tasks demanding it.
 #[derive(Clone, Debug, Default)]
 pub struct Cumulative {
-    pub capacity: i64,
+    /// Exact, as the instance says: a capacity or demand cut down to a
+    /// smaller type would make the check refute legal schedules.
+    pub capacity: u64,
     pub tasks: Vec<u32>,
     /// Per task, its demand, in `1..=capacity`.
-    pub demand: Vec<i64>,
+    pub demand: Vec<u64>,
     /// Per task, the tasks whose starts its hold lasts until (the successors
     /// demanding the same memory type); empty for a core type.
     pub handover: Vec<Vec<u32>>,
@@ -182,7 +184,7 @@ fn allowed_range(forbidden: &[(i64, i64)], lo: i64, hi: i64) -> Option<(i64, i64
 mod tests {
     use super::*;
 
-    fn core(capacity: i64, tasks: Vec<u32>) -> Cumulative {
+    fn core(capacity: u64, tasks: Vec<u32>) -> Cumulative {
         let n = tasks.len();
         Cumulative {
             capacity,
@@ -193,7 +195,7 @@ mod tests {
     }
 
     /// A memory of `capacity`: per holder, its task, demand and handover.
-    fn memory(capacity: i64, holders: &[(u32, i64, &[u32])]) -> Cumulative {
+    fn memory(capacity: u64, holders: &[(u32, u64, &[u32])]) -> Cumulative {
         Cumulative {
             capacity,
             tasks: holders.iter().map(|h| h.0).collect(),

@@ -748,7 +748,7 @@ mod tests {
                 .collect();
             let memory = Cumulative {
                 capacity: 10,
-                demand: tasks.iter().map(|_| 1 + rng.below(6) as i64).collect(),
+                demand: tasks.iter().map(|_| 1 + rng.below(6)).collect(),
                 tasks,
                 handover,
             };

@@ -192,6 +192,9 @@ pub struct Outcome {
     pub schedule: Option<Schedule>,
     /// The bound the enumeration proves, when above the starting one.
     pub bound: Option<Bound>,
+    /// Without a start: every tiling choice was refuted at its horizon, so
+    /// no legal schedule exists (models/sat.md §10).
+    pub infeasible: bool,
     pub stats: ChoiceStats,
 }
 
@@ -235,6 +238,11 @@ struct Search<'m, 'a> {
     shared: Option<Shared<'m, 'a>>,
     /// Candidate tilings of each op (refuted ones left out).
     cands: Vec<Vec<u32>>,
+    /// The time unit of the candidates (the gcd of their durations): every
+    /// legal schedule has one as short whose makespan is a multiple of it
+    /// (models/bounds.md §9), so a level refuted whole moves to the next
+    /// multiple.
+    unit: u64,
     /// The windows in the shared encoding's nodes (`choice_windows`) of the
     /// choices the net left at a level, shaved to their fixpoint there, by
     /// choice: the level and the windows. Kept so that the choice's answer
@@ -387,6 +395,7 @@ pub fn search(
         fruitless: 0,
         progress_at: Instant::now(),
         shared,
+        unit: crate::prep::unit::duration_unit(&inst.library, cands.iter().flatten().copied()),
         cands,
         net_windows: HashMap::new(),
         relaxation: None,
@@ -398,6 +407,7 @@ pub fn search(
         return Outcome {
             schedule: None,
             bound: None,
+            infeasible: false,
             stats: s.stats,
         };
     }
@@ -406,9 +416,12 @@ pub fn search(
     } else {
         s.descend(bounds, deadline, opts)
     };
-    // The incumbent itself when a decision proved it optimal.
+    // The incumbent itself when a decision proved it optimal; without an
+    // incumbent ever, "nothing below it" is "nothing at all".
+    let infeasible = matches!(found, Found::Optimal) && s.ub == u128::MAX;
     let ub = u64::try_from(s.ub).unwrap_or(u64::MAX);
     let bound = match found {
+        Found::Optimal if infeasible => None,
         Found::Optimal => Some(ub),
         Found::Bound(b) => b.map(|b| b.min(ub)),
     };
@@ -424,6 +437,7 @@ pub fn search(
     Outcome {
         schedule: s.best,
         bound,
+        infeasible,
         stats: s.stats,
     }
 }
@@ -517,8 +531,11 @@ impl Search<'_, '_> {
         let rel = crate::milp::aggregate::relaxation(s.inst, bounds, deadline);
         let mut level = s.lb;
         let mut after: Option<(u64, Vec<u32>)> = None;
+        // Every choice is excluded: each was refuted below the incumbent
+        // (or by a refutation before the search), or is skipped.
+        let mut nothing_left = false;
         while !proven && !deadline.expired() && s.ub > u128::from(s.lb) && patient(s) {
-            let exhausted = u128::from(level) >= s.ub;
+            let exhausted = nothing_left || u128::from(level) >= s.ub;
             let max_skipped = if s.shared.is_some() {
                 opts.max_skipped
             } else {
@@ -526,7 +543,10 @@ impl Search<'_, '_> {
             };
             if exhausted || skipped.len() >= max_skipped {
                 if skipped.is_empty() {
-                    break; // proven: nothing below the incumbent is left
+                    // Nothing below the incumbent is left: it is optimal,
+                    // or, without one, no schedule exists.
+                    proven |= nothing_left;
+                    break;
                 }
                 sub_time = longer(sub_time, opts);
                 let mut left = Vec::new();
@@ -570,7 +590,11 @@ impl Search<'_, '_> {
                     Proposal::Unsolved => break,
                     Proposal::Within(choice) => (level, choice),
                     Proposal::Beyond(value, _) => {
-                        level = value;
+                        level = s.at_least(value);
+                        continue;
+                    }
+                    Proposal::Exhausted => {
+                        nothing_left = true;
                         continue;
                     }
                 };
@@ -654,6 +678,7 @@ impl Search<'_, '_> {
                 Proposal::Unsolved => break,
                 Proposal::Within(choice) => (level, Some(choice)),
                 Proposal::Beyond(value, _) => (value, None),
+                Proposal::Exhausted => (u64::MAX, None),
             };
             if value > level {
                 if !skipped.is_empty() {
@@ -698,7 +723,7 @@ impl Search<'_, '_> {
                     if std::mem::take(&mut closed_outright) {
                         // No schedule of makespan `level` at all.
                         skipped.clear();
-                        level += 1;
+                        level = s.next_level(level);
                         sub_time = s.first_time(opts);
                         continue;
                     }
@@ -710,7 +735,7 @@ impl Search<'_, '_> {
                 // Every choice with a relaxed value up to `value - 1` is
                 // excluded by a refutation at `level` or above.
                 let above = active.iter().map(|r| r.1 + 1).min().unwrap_or(u64::MAX);
-                level = value.min(above).max(level + 1);
+                level = s.at_least(value.min(above).max(level + 1));
                 log::debug!("choices: level {level} (relaxation {value})");
                 sub_time = s.first_time(opts);
                 continue;
@@ -736,7 +761,7 @@ impl Search<'_, '_> {
                 // No schedule of makespan `level` whatever the choice.
                 Some(set) if set.is_empty() => {
                     skipped.clear();
-                    level += 1;
+                    level = s.next_level(level);
                     sub_time = s.first_time(opts);
                 }
                 Some(set) => refuted.push((set, level)),
@@ -763,7 +788,7 @@ impl Search<'_, '_> {
                     match s.decide(&choice, Ask::AtMost(level), time, deadline) {
                         Verdict::Proven => optimal = true,
                         Verdict::Refuted(set) if set.is_empty() => {
-                            level += 1;
+                            level = s.next_level(level);
                             sub_time = s.first_time(opts);
                         }
                         Verdict::Refuted(set) => refuted.push((set, level)),
@@ -780,6 +805,19 @@ impl Search<'_, '_> {
         }
         at_levels.keep(refuted, level);
         Found::Bound(Some(level))
+    }
+}
+
+impl Search<'_, '_> {
+    /// The least multiple of the unit at or above `t`: where no schedule
+    /// is shorter than `t`, none is shorter than that (models/bounds.md §9).
+    fn at_least(&self, t: u64) -> u64 {
+        t.div_ceil(self.unit).saturating_mul(self.unit)
+    }
+
+    /// The level after `level`, refuted whole.
+    fn next_level(&self, level: u64) -> u64 {
+        self.at_least(level.saturating_add(1))
     }
 }
 

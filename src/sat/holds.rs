@@ -95,14 +95,14 @@ pub struct Holds {
     preds: Vec<Vec<Vec<u32>>>,
     /// Per type: the profile of surely held memory, `(from, level)`, the
     /// level until the next step's `from`.
-    steps: Vec<Vec<(i64, u64)>>,
+    steps: Vec<Vec<(i64, u128)>>,
     /// Per type: every holder must be looked at (the first look, or the
     /// last one's clauses may have been dropped).
     full: Vec<bool>,
     // Scratch.
     affected: Vec<bool>,
     affected_list: Vec<u32>,
-    events: Vec<(i64, i64)>,
+    events: Vec<(i64, i128)>,
     /// Clauses found: conflicts and narrowed windows (shared with the
     /// encoder's stats).
     pub counts: Rc<Cell<[u64; 2]>>,
@@ -255,14 +255,15 @@ impl Holds {
             for (k, h) in holders.iter().enumerate() {
                 let (a, b) = self.comp[g][k];
                 if a < b {
-                    self.events.push((a, h.demand as i64));
-                    self.events.push((b, -(h.demand as i64)));
+                    self.events.push((a, i128::from(h.demand)));
+                    self.events.push((b, -i128::from(h.demand)));
                 }
             }
             self.events.sort_unstable();
             let steps = &mut self.steps[g];
             steps.clear();
-            let mut level: i64 = 0;
+            // Exact: demands near 2^64 add up beyond 64 bits.
+            let mut level: i128 = 0;
             let mut i = 0;
             while i < self.events.len() {
                 let t = self.events[i].0;
@@ -270,7 +271,7 @@ impl Holds {
                     level += self.events[i].1;
                     i += 1;
                 }
-                steps.push((t, level as u64));
+                steps.push((t, level as u128));
             }
         }
         (lo, hi)
@@ -291,7 +292,7 @@ impl Holds {
             let (from, level) = steps[i];
             let to = steps.get(i + 1).map_or(i64::MAX, |s| s.0);
             let (lo, hi) = (from.max(a), to.min(b));
-            if lo < hi && level > limit {
+            if lo < hi && level > u128::from(limit) {
                 if !last {
                     return Some(lo);
                 }
@@ -399,7 +400,7 @@ impl Holds {
         let size = self.types[g].size;
         // Overflow of the profile itself (where it changed).
         if (full || lo < hi)
-            && let Some(&(t, _)) = self.steps[g].iter().find(|s| s.1 > size)
+            && let Some(&(t, _)) = self.steps[g].iter().find(|s| s.1 > u128::from(size))
         {
             let c = self.cut(g, t, size, None, &[]);
             self.full[g] = true;

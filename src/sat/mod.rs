@@ -1447,6 +1447,10 @@ fn certify_answer(
             probe.claim,
             NotCertified::Satisfiable
         )),
+        Err(e @ NotCertified::Io(_)) => res.note_as(
+            NoteKind::WriteFailed,
+            format!("not certified: {}: {e}", probe.claim),
+        ),
         Err(e) => res.note(format!("not certified: {}: {e}", probe.claim)),
     }
 }

@@ -257,7 +257,7 @@ fn cumulative(m: &Model, task_of: &[u32]) -> Vec<Cumulative> {
         .cores
         .iter()
         .map(|c| Cumulative {
-            capacity: i64::from(c.count),
+            capacity: u64::from(c.count),
             ..Cumulative::default()
         })
         .collect();
@@ -265,7 +265,7 @@ fn cumulative(m: &Model, task_of: &[u32]) -> Vec<Cumulative> {
         .mems
         .iter()
         .map(|mt| Cumulative {
-            capacity: i64::try_from(mt.size).unwrap_or(i64::MAX),
+            capacity: mt.size,
             ..Cumulative::default()
         })
         .collect();
@@ -298,11 +298,7 @@ fn cumulative(m: &Model, task_of: &[u32]) -> Vec<Cumulative> {
             c.tasks.push(t);
             // A demand above the size is refused before any engine runs;
             // the cap keeps the check exact either way (it then overloads).
-            c.demand.push(
-                i64::try_from(d)
-                    .unwrap_or(i64::MAX)
-                    .min(c.capacity.saturating_add(1)),
-            );
+            c.demand.push(d.min(c.capacity.saturating_add(1)));
             c.handover.push(handover);
         }
     }

@@ -1,6 +1,9 @@
 //! Helpers shared by the integration tests that drive the `tmin` binary.
 #![allow(dead_code)] // each test crate uses its own subset
 
+pub mod brute;
+pub mod corners;
+
 use std::path::PathBuf;
 use std::process::Command;
 

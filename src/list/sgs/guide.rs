@@ -28,7 +28,10 @@
 //! (each holder still counted in the serial schedule has started and has a
 //! same-type successor that has not, so it holds in any schedule with that
 //! order). In particular the start order of any legal schedule, with equal
-//! starts as joint groups, is a guide.
+//! starts as joint groups, is serially legal; the serial pass forms joint
+//! groups from nodes ready together, so such an order is a guide unless a
+//! node of zero duration starts at the same instant as one of its
+//! successors (models/list.md, "Lemma (serial is least").
 
 use crate::instance::TypeIdx;
 use crate::schedule::Schedule;

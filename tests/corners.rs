@@ -1,0 +1,477 @@
+//! Every bound source, every proof and every verdict of tmin against a brute
+//! force, on tiny instances drawn from every corner of docs/problem.md
+//! (tests/common/corners.rs: empty tilings and op edges through them,
+//! several graphs, unusable tilings, zero durations and amounts, several
+//! memory types, one and many cores, memory at and below the largest
+//! demand, durations and sizes near 2^64). The brute force
+//! (tests/common/brute.rs) reads the generator's plain data, not tmin's
+//! parser.
+//!
+//! Each bound source is checked on its own: a bound above the optimum fails
+//! whatever its source. And each source must be tight (equal to the
+//! optimum) on some case, so a source raised by one unit would fail here:
+//! the mutation check, for every source at once.
+//!
+//! `TMIN_CORNER_CASES=N` runs N cases per test instead of the default (a
+//! larger sweep: `TMIN_CORNER_CASES=20000 cargo test --release --test
+//! corners`).
+
+mod common;
+use common::Rng;
+use common::brute::{self, Brute};
+use common::corners::Corner;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use tmin::bounds::Bound;
+use tmin::instance::{Instance, parse_reader};
+use tmin::solve::{Deadline, SolveOptions, Status};
+
+/// Cases per test by default: a few seconds each in CI.
+const CASES: u64 = 1500;
+
+fn cases() -> u64 {
+    std::env::var("TMIN_CORNER_CASES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(CASES)
+}
+
+/// One drawn case: the plain data, its text, tmin's reading, the brute force.
+struct Case {
+    seed: u64,
+    corner: Corner,
+    text: String,
+    inst: Instance,
+    brute: Brute,
+}
+
+impl Case {
+    fn new(seed: u64) -> Case {
+        let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let corner = Corner::random(&mut rng);
+        let text = corner.text();
+        let inst = parse_reader(text.as_bytes(), "corner.txt")
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{text}"));
+        let brute = brute::solve(&corner);
+        Case {
+            seed,
+            corner,
+            text,
+            inst,
+            brute,
+        }
+    }
+
+    /// Fails, naming the case, when `bound` passes the optimum.
+    #[track_caller]
+    fn at_most_optimum(&self, what: &str, value: u128) {
+        if let Some(opt) = self.brute.optimum {
+            assert!(
+                value <= opt,
+                "seed {}: {what} {value} above the optimum {opt}\n{}",
+                self.seed,
+                self.text
+            );
+        }
+    }
+
+    /// The corner tiling index of library tiling `t` of op `o`.
+    fn tiling_index(&self, o: u32, t: u32) -> usize {
+        let id = self.inst.library.tilings[t as usize].id;
+        let g = self.corner.ops[o as usize].1;
+        self.corner.groups[g]
+            .tilings
+            .iter()
+            .position(|x| x.id == id)
+            .unwrap()
+    }
+
+    /// Whether some legal schedule uses every `(op, library tiling)` of `set`.
+    fn legal_with(&self, set: &[(u32, u32)]) -> bool {
+        self.brute.choices.iter().any(|(c, ms)| {
+            ms.is_some()
+                && set
+                    .iter()
+                    .all(|&(o, t)| c[o as usize] == self.tiling_index(o, t))
+        })
+    }
+}
+
+/// A bound source's name without its numbers and details ("core type #
+/// load", "window net (edge finding, timetables, shaving)").
+fn kind(source: &str) -> String {
+    let mut out = String::new();
+    let mut digits = false;
+    for ch in source.split(':').next().unwrap_or_default().chars() {
+        if ch.is_ascii_digit() {
+            if !digits {
+                out.push('#');
+            }
+            digits = true;
+        } else {
+            digits = false;
+            out.push(ch);
+        }
+    }
+    out
+}
+
+/// Per bound source: cases seen with an optimum, and cases where the bound
+/// equals it.
+#[derive(Default)]
+struct Tightness(BTreeMap<String, (usize, usize)>);
+
+impl Tightness {
+    fn record(&mut self, case: &Case, b: &Bound) {
+        case.at_most_optimum(&b.source, u128::from(b.value));
+        if let Some(opt) = case.brute.optimum {
+            let e = self.0.entry(kind(&b.source)).or_default();
+            e.0 += 1;
+            e.1 += usize::from(u128::from(b.value) == opt);
+        }
+    }
+
+    /// Every source in `want` was seen and was tight at least once: a
+    /// source raised by one unit fails `record` on that case.
+    #[track_caller]
+    fn assert_tight(&self, want: &[&str]) {
+        eprintln!("{:#?}", self.0);
+        for w in want {
+            let (seen, tight) = self.0.get(*w).copied().unwrap_or_default();
+            assert!(
+                tight > 0,
+                "source {w:?}: {seen} cases, never tight: a bound raised by one would pass; {:#?}",
+                self.0
+            );
+        }
+    }
+}
+
+#[test]
+fn the_parser_and_the_validator_agree_with_the_plain_data() {
+    let (mut infeasible, mut unusable, mut empty, mut scaled) = (0, 0, 0, 0);
+    for seed in 1..=cases() {
+        let c = Case::new(seed);
+        for (o, &(_, g)) in c.corner.ops.iter().enumerate() {
+            let mut mine: Vec<u32> = c.corner.groups[g]
+                .tilings
+                .iter()
+                .filter(|t| c.corner.usable(t))
+                .map(|t| t.id)
+                .collect();
+            let mut theirs: Vec<u32> = c
+                .inst
+                .usable_tilings(o as u32)
+                .map(|t| c.inst.library.tilings[t as usize].id)
+                .collect();
+            mine.sort_unstable();
+            theirs.sort_unstable();
+            assert_eq!(
+                mine, theirs,
+                "seed {seed}: usable tilings of op {o}\n{}",
+                c.text
+            );
+            unusable += usize::from(mine.len() < c.corner.groups[g].tilings.len());
+            empty += usize::from(
+                c.corner.groups[g]
+                    .tilings
+                    .iter()
+                    .any(|t| t.nodes.is_empty()),
+            );
+        }
+        scaled += usize::from(c.corner.time_unit > 1);
+        match c.brute.optimum {
+            None => infeasible += 1,
+            Some(opt) => {
+                let sched = c.brute.schedule_text();
+                let rep = tmin::schedule::check_reader(&c.inst, sched.as_bytes(), "brute", 10)
+                    .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+                assert!(
+                    rep.is_legal(),
+                    "seed {seed}: the validator rejects the brute force's optimum {sched}: {:?}\n{}",
+                    rep.violations.kept,
+                    c.text
+                );
+                assert_eq!(rep.makespan, Some(opt), "seed {seed}");
+            }
+        }
+    }
+    eprintln!(
+        "{infeasible} infeasible, {unusable} ops with unusable tilings, {empty} with empty ones, {scaled} scaled"
+    );
+    assert!(infeasible > 0 && unusable > 0 && empty > 0 && scaled > 0);
+}
+
+#[test]
+fn combinatorial_bounds_never_pass_the_optimum() {
+    let mut tight = Tightness::default();
+    for seed in 1..=cases() {
+        let c = Case::new(seed);
+        for b in &tmin::bounds::lower_bounds(&c.inst).all {
+            tight.record(&c, b);
+        }
+    }
+    tight.assert_tight(&[
+        "critical path",
+        "core type # load",
+        "core type # head-body-tail",
+        "core type # one-machine preemptive (Jackson)",
+        "memory type # area",
+    ]);
+}
+
+/// The time every search step below gets on a tiny case (they end far
+/// sooner; the limit only guards a hang).
+const STEP: Duration = Duration::from_secs(5);
+
+const MIB: u64 = tmin::solve::DEFAULT_MEMORY_LIMIT_MIB;
+
+#[test]
+fn refuted_choices_are_in_no_legal_schedule() {
+    let (mut tilings, mut pairs, mut sets, mut tight) = (0, 0, 0, Tightness::default());
+    for seed in 1..=cases() {
+        let c = Case::new(seed);
+        let mut bounds = tmin::bounds::lower_bounds(&c.inst);
+        let deadline = Deadline::after(STEP);
+        tmin::engine::refute_choices(&c.inst, &mut bounds, &deadline, MIB);
+        if let Some(b) =
+            tmin::engine::tiling_choice_bound(&c.inst, &mut bounds, &deadline, Some(MIB))
+        {
+            tight.record(&c, &b);
+        }
+        let ng = &bounds.nogoods;
+        for &(o, t) in &ng.refuted {
+            tilings += 1;
+            assert!(
+                !c.legal_with(&[(o, t)]),
+                "seed {seed}: refuted op {o} tiling {t}\n{}",
+                c.text
+            );
+        }
+        for p in &ng.pairs {
+            pairs += 1;
+            assert!(
+                !c.legal_with(p),
+                "seed {seed}: refuted pair {p:?}\n{}",
+                c.text
+            );
+        }
+        for s in &ng.sets {
+            sets += 1;
+            assert!(
+                !c.legal_with(s),
+                "seed {seed}: refuted set {s:?}\n{}",
+                c.text
+            );
+        }
+        // The bounds over what refutation left.
+        if let Some(cand) = &ng.cand {
+            for b in &tmin::bounds::lower_bounds_over(&c.inst, Some(cand)).all {
+                tight.record(&c, b);
+            }
+        }
+    }
+    eprintln!("{tilings} tilings, {pairs} pairs, {sets} sets refuted");
+    assert!(tilings > 0 && pairs > 0, "{tilings} {pairs} {sets}");
+    tight.assert_tight(&["tiling-choice relaxation (MILP, solved)"]);
+}
+
+#[test]
+fn the_relaxation_and_its_enumeration_never_pass_the_optimum() {
+    let mut tight = Tightness::default();
+    let (mut enumerated, mut below) = (0, 0);
+    for seed in 1..=cases() {
+        let c = Case::new(seed);
+        let bounds = tmin::bounds::lower_bounds(&c.inst);
+        let deadline = Deadline::after(STEP);
+        if let Some(b) = tmin::milp::aggregate::bound(&c.inst, &bounds, &deadline) {
+            tight.record(&c, &b);
+        }
+        // The enumeration at the optimum's level finds a choice (the
+        // optimal schedule's, or one dominating it); below the relaxation's
+        // least value it finds none.
+        let (Some(rel), Some(opt)) = (
+            tmin::milp::aggregate::relaxation(&c.inst, &bounds, &deadline),
+            c.brute.optimum,
+        ) else {
+            continue;
+        };
+        let level = u64::try_from(opt / u128::from(rel.unit)).unwrap();
+        let next = rel.next_within(level, &[], None, None, 1 << 22, deadline.end);
+        assert!(
+            matches!(next, tmin::prep::relaxation::Next::Choice(_)),
+            "seed {seed}: no choice at the optimum's level {level} (units of {}): {next:?}\n{}",
+            rel.unit,
+            c.text
+        );
+        enumerated += 1;
+        // The least level with a choice is a bound too.
+        let least = (0..=level)
+            .find(|&l| {
+                matches!(
+                    rel.next_within(l, &[], None, None, 1 << 22, deadline.end),
+                    tmin::prep::relaxation::Next::Choice(_)
+                )
+            })
+            .unwrap();
+        below += usize::from(least < level);
+        tight.record(
+            &c,
+            &Bound {
+                value: least * rel.unit,
+                source: "relaxation enumeration".into(),
+            },
+        );
+    }
+    eprintln!("{enumerated} enumerated, {below} below the optimum");
+    tight.assert_tight(&[
+        "tiling-choice relaxation (MILP, solved)",
+        "relaxation enumeration",
+    ]);
+}
+
+#[test]
+fn the_window_net_never_passes_the_optimum() {
+    let mut tight = Tightness::default();
+    for seed in 1..=cases() {
+        let c = Case::new(seed);
+        let bounds = tmin::bounds::lower_bounds(&c.inst);
+        let deadline = Deadline::after(STEP);
+        if let Some(b) =
+            tmin::sat::windows::bound(&c.inst, &bounds.nogoods, bounds.best.value, None, &deadline)
+        {
+            tight.record(&c, &b);
+        }
+        // And what `tmin bound` reports, every source of it.
+        for b in &tmin::engine::proven_bounds(&c.inst, STEP).all {
+            tight.record(&c, b);
+        }
+    }
+    tight.assert_tight(&["window net (edge finding, timetables, shaving)"]);
+}
+
+/// Every engine: its schedule legal (checked where it is made), its bound
+/// at most the optimum, `optimal` only at the optimum, `infeasible` only
+/// where the brute force finds no schedule.
+#[test]
+fn every_engine_tells_the_truth() {
+    use tmin::engine::EngineChoice;
+    let engines = [
+        EngineChoice::Auto,
+        EngineChoice::List,
+        EngineChoice::Sat,
+        EngineChoice::Milp,
+        EngineChoice::Greedy(tmin::list::priority::Rule::Release),
+    ];
+    let mut tight = Tightness::default();
+    let mut proven: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for seed in 1..=cases() / 3 {
+        let c = Case::new(seed);
+        for e in engines {
+            let opts = SolveOptions {
+                time_limit: STEP,
+                ..SolveOptions::default()
+            };
+            let r = tmin::engine::run(&c.inst, e, &opts, &Default::default());
+            let what = format!("seed {seed}, {}: {r:?}\n{}", e.name(), c.text);
+            assert!(r.internal_error.is_none(), "{what}");
+            tight.record(
+                &c,
+                &Bound {
+                    value: r.lower_bound,
+                    source: format!("{} engine's bound", e.name()),
+                },
+            );
+            if let Some(ms) = r.makespan {
+                let opt = c
+                    .brute
+                    .optimum
+                    .expect("a schedule where brute force finds none");
+                assert!(ms >= opt, "{what}");
+            }
+            let p = proven.entry(e.name()).or_default();
+            if matches!(e, EngineChoice::Auto) && !r.status.is_settled() {
+                eprintln!("open: {what}");
+            }
+            match r.status {
+                Status::Optimal => {
+                    assert_eq!(r.makespan, c.brute.optimum, "{what}");
+                    p.0 += 1;
+                }
+                Status::Infeasible => {
+                    assert_eq!(c.brute.optimum, None, "{what}");
+                    p.1 += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+    eprintln!("optimal, infeasible proven: {proven:?}");
+    tight.assert_tight(&[
+        "auto engine's bound",
+        "sat engine's bound",
+        "milp engine's bound",
+        "list engine's bound",
+    ]);
+    // The exact engines settle every tiny case.
+    let cases = (cases() / 3) as usize;
+    for e in ["auto", "sat"] {
+        let (o, i) = proven[e];
+        assert_eq!(o + i, cases, "{e} left cases open");
+    }
+}
+
+#[test]
+fn the_choice_levels_never_pass_the_optimum() {
+    use tmin::sat::choices::{ChoiceOptions, LevelRefutations, Pass, Proven, search};
+    let mut tight = Tightness::default();
+    for seed in 1..=cases() {
+        let t0 = std::time::Instant::now();
+        let c = Case::new(seed);
+        if c.brute.optimum.is_none() {
+            continue; // the levels would rise to the time limit
+        }
+        let bounds = tmin::engine::proven_bounds(&c.inst, STEP);
+        let at_levels = LevelRefutations::default();
+        for pass in [Pass::Levels, Pass::Below] {
+            let opts = ChoiceOptions {
+                pass,
+                ..ChoiceOptions::default()
+            };
+            let out = search(
+                &c.inst,
+                &bounds,
+                Proven {
+                    lb: bounds.best.value,
+                    at_levels: &at_levels,
+                },
+                None,
+                &Deadline::after(STEP),
+                256 << 20,
+                &opts,
+            );
+            if let Some(b) = &out.bound {
+                tight.record(&c, b);
+            }
+            if let Some(s) = &out.schedule {
+                let g = tmin::graph::NodeGraph::new(&c.inst, s.choice.clone()).unwrap();
+                assert!(tmin::schedule::check(&g, s, 5).is_empty(), "seed {seed}");
+                let opt = c
+                    .brute
+                    .optimum
+                    .expect("a schedule where brute force finds none");
+                assert!(s.makespan(&g) >= opt, "seed {seed}");
+            }
+        }
+        if t0.elapsed().as_secs_f64() > 0.5 {
+            eprintln!(
+                "slow seed {seed}: {:.2} s\n{}",
+                t0.elapsed().as_secs_f64(),
+                c.text
+            );
+        }
+    }
+    tight.assert_tight(&["tiling choices"]);
+}
