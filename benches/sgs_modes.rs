@@ -17,7 +17,7 @@ use tmin::generate::{GenConfig, generate};
 use tmin::graph::NodeGraph;
 use tmin::list::sgs::{Guide, Mode, Model, Stop, activity_list, run, run_keyed};
 use tmin::list::tiling::OpPeaks;
-use tmin::solve::Deadline;
+use tmin::stop::Deadline;
 
 fn main() {
     let sizes: Vec<u64> = std::env::args()

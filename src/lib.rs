@@ -6,6 +6,7 @@
 
 pub mod bench;
 pub mod bounds;
+pub mod certificate;
 pub mod dag;
 pub mod digest;
 pub mod engine;
@@ -17,9 +18,11 @@ pub mod instance;
 pub mod list;
 pub mod local;
 pub mod milp;
+pub mod pipeline;
 pub mod plot;
 pub mod portfolio;
 pub mod prep;
+pub mod registry;
 pub mod report;
 pub mod rng;
 pub mod sat;

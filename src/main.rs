@@ -20,6 +20,9 @@ use serde_json::json;
 use tmin::error::{InputError, InputErrorKind};
 use tmin::generate::GenConfig;
 use tmin::instance::{self, Instance};
+use tmin::list::priority::Rule;
+use tmin::milp::Formulation;
+use tmin::registry::{EngineChoice, EngineOptions, Registry};
 use tmin::report;
 use tmin::schedule::check_reader;
 
@@ -150,56 +153,15 @@ enum Cmd {
     },
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Engine {
-    /// List scheduling for the incumbent, then the exact engines by size.
-    Auto,
-    /// Memory-aware list scheduling with tiling search (fast, any size).
-    List,
-    /// Exact MILP (HiGHS), warm-started by list scheduling.
-    Milp,
-    /// Exact SAT (varisat), warm-started by list scheduling.
-    Sat,
-    /// One pass of one priority rule (--rule), no search: a baseline greedy.
-    Greedy,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum RuleArg {
-    /// Longest remaining path.
-    Lrp,
-    /// Longest remaining path, raised while the pass runs by the memory the
-    /// node's start would release.
-    Release,
-    /// Latest start time first.
-    Lst,
-    /// Least slack.
-    Slack,
-    /// Most immediate successors.
-    Mis,
-    /// Static memory score (releases minus demand) times the remaining path.
-    Mem,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum ModelArg {
-    /// Choose by horizon and size.
-    Auto,
-    /// Time-indexed binaries x[v,t].
-    TimeIndexed,
-    /// Disjunctive, continuous start times.
-    Disjunctive,
-}
-
 #[derive(clap::Args)]
 struct SolveArgs {
     /// Instance file ('-' for stdin).
     instance: PathBuf,
-    #[arg(long, value_enum, default_value_t = Engine::Auto)]
-    engine: Engine,
+    #[arg(long, default_value = "auto", value_parser = engine_names())]
+    engine: String,
     /// Priority rule of `--engine greedy`.
-    #[arg(long, value_enum, default_value_t = RuleArg::Release)]
-    rule: RuleArg,
+    #[arg(long, value_enum, default_value_t = Rule::Release)]
+    rule: Rule,
     /// Wall-clock limit in seconds for the whole command, reading the instance
     /// and writing the result included: it answers within the limit plus
     /// max(0.5 s, 5 %). When reading alone takes longer, the answer is
@@ -214,8 +176,8 @@ struct SolveArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// MILP formulation.
-    #[arg(long, value_enum, default_value_t = ModelArg::Auto)]
-    model: ModelArg,
+    #[arg(long, value_enum, default_value_t = Formulation::Auto)]
+    model: Formulation,
     /// Write the MILP models (.lp and .mps) into this directory (created if
     /// missing; checked before solving).
     #[arg(long)]
@@ -271,8 +233,8 @@ struct BenchArgs {
     #[arg(long, required = true, value_name = "DIR")]
     out: Option<PathBuf>,
     /// Engine, as `tmin solve --engine` (greedy: its default rule, release).
-    #[arg(long, value_enum, default_value_t = Engine::Auto)]
-    engine: Engine,
+    #[arg(long, default_value = "auto", value_parser = engine_names())]
+    engine: String,
     /// Seconds per instance, reading and writing included (as `tmin solve`).
     #[arg(long, default_value_t = 5.0)]
     time_limit: f64,
@@ -702,9 +664,9 @@ fn run(cli: Cli, t0: Instant) -> Result<ExitCode, Failure> {
                 std::time::Duration::ZERO
             };
             let b = if limit.is_zero() {
-                tmin::bounds::lower_bounds(&inst)
+                tmin::bounds::combinatorial::lower_bounds(&inst)
             } else {
-                tmin::engine::proven_bounds(&inst, limit)
+                tmin::pipeline::bounds::proven_bounds(&inst, limit)
             };
             if json {
                 print_out(&format!("{}\n", report::bound_json(&inst, &b)))?;
@@ -763,7 +725,7 @@ fn check_cmd(
     log::info!("checked in {:.3} s", t0.elapsed().as_secs_f64());
     // The same bounds as `tmin bound` (the relaxation on at most 2 s).
     let bounds = (bound && rep.is_legal())
-        .then(|| tmin::engine::proven_bounds(&inst, std::time::Duration::from_secs(2)));
+        .then(|| tmin::pipeline::bounds::proven_bounds(&inst, std::time::Duration::from_secs(2)));
     let b = bounds.as_ref().map(|x| report::CheckBound {
         value: x.best.value,
         source: &x.best.source,
@@ -989,7 +951,7 @@ fn score_study(
             ))
         })?;
         let inst = if e.jsp {
-            let end = tmin::solve::far_future(Instant::now());
+            let end = tmin::stop::far_future(Instant::now());
             tmin::bench::read_input(&path, tmin::bench::Format::Jsp, end)?.0
         } else {
             read_instance(&path)?
@@ -1175,7 +1137,7 @@ fn bench(a: BenchArgs) -> Result<ExitCode, Failure> {
                     .out
                     .ok_or_else(|| Failure::Usage("--out DIR is required".into()))?,
                 settings: tmin::bench::Settings {
-                    engine: engine_choice(a.engine, RuleArg::Release),
+                    engine: engine_choice(&a.engine, EngineOptions::default())?,
                     time_limit: a.time_limit,
                     limit: time_limit(a.time_limit)?,
                     seed: a.seed,
@@ -1201,24 +1163,21 @@ fn bench(a: BenchArgs) -> Result<ExitCode, Failure> {
     }
 }
 
-/// The library's engine choice for `--engine` (and `--rule` for greedy).
-fn engine_choice(engine: Engine, rule: RuleArg) -> tmin::engine::EngineChoice {
-    use tmin::engine::EngineChoice as E;
-    use tmin::list::priority::Rule;
-    match engine {
-        Engine::Auto => E::Auto,
-        Engine::List => E::List,
-        Engine::Milp => E::Milp,
-        Engine::Sat => E::Sat,
-        Engine::Greedy => E::Greedy(match rule {
-            RuleArg::Lrp => Rule::Lrp,
-            RuleArg::Release => Rule::Release,
-            RuleArg::Lst => Rule::Lst,
-            RuleArg::Slack => Rule::Slack,
-            RuleArg::Mis => Rule::Mis,
-            RuleArg::Mem => Rule::Mem,
-        }),
-    }
+/// The `--engine` values and their help, from the registry.
+fn engine_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        Registry::default()
+            .engines()
+            .iter()
+            .map(|r| clap::builder::PossibleValue::new(r.name).help(r.help)),
+    )
+}
+
+/// The registry's engine for `--engine` (clap has checked the name).
+fn engine_choice(name: &str, options: EngineOptions) -> Result<EngineChoice, Failure> {
+    Registry::default()
+        .choose(name, options)
+        .ok_or_else(|| Failure::Usage(format!("--engine {name}: no such engine")))
 }
 
 /// Reads the instance by `end`, hashing its content on the way (the `hash` of
@@ -1249,7 +1208,7 @@ fn read_instance_hashed(
 /// certifier for --certify.
 fn solve_arguments(
     a: &SolveArgs,
-) -> Result<Option<std::sync::Arc<tmin::sat::certify::Certifier>>, Failure> {
+) -> Result<Option<std::sync::Arc<tmin::certificate::Certifier>>, Failure> {
     if a.threads == 0 {
         return Err(Failure::Usage("--threads must be at least 1".into()));
     }
@@ -1278,7 +1237,8 @@ fn solve_arguments(
                 dir.display()
             )));
         }
-        if !matches!(a.engine, Engine::Milp | Engine::Auto) {
+        let choice = engine_choice(&a.engine, EngineOptions::default())?;
+        if !choice.engine().exports_models() {
             log::warn!(
                 "--export-model: only the MILP engine (--engine milp or auto) builds models"
             );
@@ -1288,7 +1248,7 @@ fn solve_arguments(
     // certificate silently missing after the solve.
     Ok(match &a.certify {
         Some(dir) => Some(std::sync::Arc::new(
-            tmin::sat::certify::Certifier::new(dir, &tmin::sat::certify::name_of(&a.instance))
+            tmin::certificate::Certifier::new(dir, &tmin::certificate::name_of(&a.instance))
                 .map_err(|e| {
                     Failure::Usage(format!(
                         "--certify {}: cannot create the directory: {e}",
@@ -1342,9 +1302,18 @@ fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
     let certifier = solve_arguments(&a)?;
     let to_stdout = a.output.as_deref().is_some_and(|p| p.as_os_str() == "-");
     // The whole command ends by `end`: reading, solving, writing.
-    let end = tmin::solve::instant_after(t0, limit);
-    let engine = engine_choice(a.engine, a.rule);
-    let engine_name = engine.name();
+    let end = tmin::stop::instant_after(t0, limit);
+    let choice = engine_choice(
+        &a.engine,
+        EngineOptions {
+            milp: tmin::milp::MilpOptions {
+                formulation: a.model,
+                export_dir: a.export_model.clone(),
+            },
+            rule: a.rule,
+        },
+    )?;
+    let engine_name = choice.name();
     let read = (|| -> Result<_, InputError> {
         let (inst, hash) = read_instance_hashed(&a.instance, end)?;
         tmin::tmax::start_limit(&inst)?;
@@ -1371,8 +1340,8 @@ fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
     }
     let read_seconds = t0.elapsed().as_secs_f64();
     // The engines get what is left, less the reserve for validating and writing.
-    let reserve = tmin::engine::output_reserve(tmin::portfolio::max_nodes(&inst));
-    let engine_limit = tmin::engine::engine_budget(&inst, end);
+    let reserve = tmin::pipeline::output_reserve(inst.max_nodes());
+    let engine_limit = tmin::pipeline::engine_budget(&inst, end);
     log::info!(
         "read in {read_seconds:.3} s; engines get {:.3} s ({:.3} s kept for validating and writing)",
         engine_limit.as_secs_f64(),
@@ -1387,17 +1356,10 @@ fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
         memory_limit_mib: a.memory_limit,
         certify: certifier.clone(),
     };
-    let mopts = tmin::milp::MilpOptions {
-        formulation: match a.model {
-            ModelArg::Auto => tmin::milp::Formulation::Auto,
-            ModelArg::TimeIndexed => tmin::milp::Formulation::TimeIndexed,
-            ModelArg::Disjunctive => tmin::milp::Formulation::Disjunctive,
-        },
-        export_dir: a.export_model.clone(),
-    };
-    let mut result = tmin::engine::run(&inst, engine, &opts, &mopts);
+    let engine = choice.engine();
+    let mut result = tmin::pipeline::solve(engine.as_ref(), &inst, &opts);
     let conclusion = certifier.as_ref().map(|c| {
-        if matches!(a.engine, Engine::Sat | Engine::Auto) {
+        if engine.certifies() {
             tmin::sat::certify::conclude(c, &mut result)
         } else {
             result.note(format!(
@@ -1572,7 +1534,7 @@ fn check_in_child(
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot start the checker: {e}"))?;
-    let end = tmin::solve::instant_after(Instant::now(), limit);
+    let end = tmin::stop::instant_after(Instant::now(), limit);
     // Polled: std has no wait with a timeout. The pipes carry one line
     // (stdout) or a panic's report (stderr), far below a pipe's buffer.
     let status = loop {

@@ -6,11 +6,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use crate::engine::{Context, Engine, IncumbentShare, ListEngine, MilpEngine, SatEngine};
+use crate::engine::{Context, Engine, IncumbentShare};
 use crate::instance::Instance;
+use crate::list::engine::ListEngine;
 use crate::milp::MilpOptions;
+use crate::milp::engine::MilpEngine;
 use crate::sat::choices::Pass;
-use crate::solve::{NoteKind, SolveOptions, SolveResult, Status, StepAside};
+use crate::sat::engine::SatEngine;
+use crate::solve::{NoteKind, SolveOptions, SolveResult, StepAside};
 
 /// Largest node graph (over tiling choices) handed to the exact engines.
 pub const EXACT_MAX_NODES: u64 = 5_000;
@@ -34,77 +37,6 @@ pub const WINDOW_LNS_NODES: u64 = 1_000;
 /// the other half.
 const WINDOW_LNS_SHARE: f64 = 0.8;
 
-/// The largest node count any tiling choice gives.
-pub fn max_nodes(inst: &Instance) -> u64 {
-    (0..inst.graph.n_ops() as u32)
-        .map(|op| {
-            inst.usable_tilings(op)
-                .map(|t| u64::from(inst.library.tilings[t as usize].n_nodes))
-                .max()
-                .unwrap_or(0)
-        })
-        .sum()
-}
-
-/// Combines two results for the same instance: the better schedule (makespans
-/// compared exactly, u128), the larger bound (both are proven), notes, internal
-/// errors and step-aside reasons of both.
-pub fn merge(a: SolveResult, b: SolveResult) -> SolveResult {
-    let (mut best, mut other) = match (a.makespan, b.makespan) {
-        (Some(x), Some(y)) if y < x => (b, a),
-        (None, Some(_)) => (b, a),
-        _ => (a, b),
-    };
-    best.carry_flags(&mut other);
-    if best.status == Status::Infeasible || other.status == Status::Infeasible {
-        if best.makespan.is_some() {
-            // A proof of infeasibility next to a legal schedule is an engine bug.
-            best.internal(
-                "contradictory verdicts between engines (infeasible and a legal schedule)",
-            );
-        } else {
-            let (mut inf, mut rest) = if best.status == Status::Infeasible {
-                (best, other)
-            } else {
-                (other, best)
-            };
-            inf.carry_flags(&mut rest);
-            inf.notes.extend(rest.notes);
-            return inf;
-        }
-    }
-    let (lb, src) = if other.lower_bound > best.lower_bound {
-        (other.lower_bound, other.bound_source.clone())
-    } else {
-        (best.lower_bound, best.bound_source.clone())
-    };
-    match best.makespan {
-        Some(m) => best.raise_bound(u64::try_from(m).map_or(lb, |m| lb.min(m)), &src),
-        None => {
-            best.lower_bound = lb;
-            best.bound_source = src;
-        }
-    }
-    // Engine names joined once each, the better result's first.
-    for name in other.engine.split('+').filter(|n| !n.is_empty()) {
-        if best.engine.is_empty() {
-            best.engine = name.to_string();
-        } else if !best.engine.split('+').any(|n| n == name) {
-            best.engine = format!("{}+{}", best.engine, name);
-        }
-    }
-    // Results of threads that started from one incumbent share its notes:
-    // those once.
-    let shared = best
-        .notes
-        .iter()
-        .zip(&other.notes)
-        .take_while(|(a, b)| a == b)
-        .count();
-    best.notes.extend(other.notes.into_iter().skip(shared));
-    best
-}
-
 /// The portfolio (`--engine auto`): list scheduling for the incumbent, then
 /// the exact engines through the [`Engine`] interface, chosen by size.
 #[derive(Clone, Debug, Default)]
@@ -113,9 +45,9 @@ pub struct Portfolio {
 }
 
 /// The portfolio run alone (tests and library callers; `tmin solve` goes
-/// through `engine::run`).
+/// through `registry::run`).
 pub fn solve(inst: &Instance, opts: &SolveOptions, mopts: &MilpOptions) -> SolveResult {
-    crate::engine::solve(
+    crate::pipeline::solve(
         &Portfolio {
             milp: mopts.clone(),
         },
@@ -149,9 +81,17 @@ impl Engine for Portfolio {
         true
     }
 
+    fn certifies(&self) -> bool {
+        true
+    }
+
+    fn exports_models(&self) -> bool {
+        true
+    }
+
     fn search(&self, ctx: &Context, inc: SolveResult) -> SolveResult {
         let inst = ctx.inst;
-        let nodes = max_nodes(inst);
+        let nodes = inst.max_nodes();
         let fresh = inc.schedule.is_none() && inc.notes.is_empty();
         if !inst.ops_without_usable_tiling().is_empty() || nodes > EXACT_MAX_NODES {
             let mut r = ListEngine::default().search(ctx, inc);
@@ -167,7 +107,7 @@ impl Engine for Portfolio {
             return r;
         }
         let inc = if fresh {
-            crate::engine::incumbent(ctx, INCUMBENT)
+            crate::pipeline::steps::incumbent(ctx, INCUMBENT)
         } else {
             inc
         };
@@ -177,7 +117,7 @@ impl Engine for Portfolio {
             return inc;
         }
         let r = self.exact(ctx, nodes, inc);
-        let mut r = crate::engine::list_for_the_rest(ctx, r);
+        let mut r = crate::pipeline::steps::list_for_the_rest(ctx, r);
         r.engine = format!("auto({})", r.engine);
         r
     }
@@ -311,7 +251,7 @@ impl Portfolio {
                 r = choices(&sat_ctx, r, 1.0, Pass::EarlyLevels);
                 r = choices_first(&sat_ctx, r);
             }
-            r = crate::engine::neighbourhood_search(&sat_ctx, r, LNS_FIRST_SHARE, 0);
+            r = crate::pipeline::steps::neighbourhood_search(&sat_ctx, r, LNS_FIRST_SHARE, 0);
         }
         r = if orders_decide {
             order_rounds(&sat_ctx, r)
@@ -339,7 +279,7 @@ impl Portfolio {
 /// Why the SAT engine stepped aside, where the other searches can take over
 /// from it: not when the deadline came during its build, and with more than
 /// half a second left.
-fn resumable_step_aside(r: &SolveResult, deadline: &crate::solve::Deadline) -> Option<StepAside> {
+fn resumable_step_aside(r: &SolveResult, deadline: &crate::stop::Deadline) -> Option<StepAside> {
     r.stepped_aside
         .clone()
         .filter(|why| *why != StepAside::DeadlineDuringEncoding)
@@ -368,7 +308,7 @@ fn without_whole_encoding(
 /// search, then the choice enumeration at the bound's level.
 fn windows_then_levels(ctx: &Context, r: SolveResult, nodes: u64, round: u64) -> SolveResult {
     let r = if nodes <= WINDOW_LNS_NODES {
-        crate::engine::neighbourhood_search(ctx, r, WINDOW_LNS_SHARE, round)
+        crate::pipeline::steps::neighbourhood_search(ctx, r, WINDOW_LNS_SHARE, round)
     } else {
         r
     };
@@ -422,7 +362,7 @@ fn choices(ctx: &Context, r: SolveResult, share: f64, pass: Pass) -> SolveResult
     if !choices_apply(ctx) {
         return r;
     }
-    crate::engine::choice_search(ctx, r, share, pass)
+    crate::pipeline::steps::choice_search(ctx, r, share, pass)
 }
 
 /// SAT rounds where core orders decide the schedule: a round that gets no
@@ -446,13 +386,9 @@ fn order_rounds(ctx: &Context, mut r: SolveResult) -> SolveResult {
             hand_back_when_stuck: improver_helps,
             no_bound_probes: true,
         };
-        let seen = r.notes.len();
+        r.handed_back = false;
         r = round.search(ctx, r);
-        if !improver_helps
-            || !gave_up_since(&r, seen)
-            || r.status.is_settled()
-            || ctx.deadline.expired()
-        {
+        if !improver_helps || !r.handed_back || r.status.is_settled() || ctx.deadline.expired() {
             return r;
         }
         let before = r.makespan;
@@ -462,7 +398,7 @@ fn order_rounds(ctx: &Context, mut r: SolveResult) -> SolveResult {
         // the rest (orb01 at 120 s: proven in 69.6 s instead of 75.5 s,
         // orb03 28.1 instead of 34.1, ft10 9.2 instead of 13.4).
         let stalled;
-        (r, stalled) = crate::engine::sequence_search(ctx, r, crate::local::Effort::LONG);
+        (r, stalled) = crate::pipeline::steps::sequence_search(ctx, r, crate::local::Effort::LONG);
         improver_helps = r.makespan < before && !stalled;
         if r.status.is_settled() {
             return r;
@@ -501,21 +437,14 @@ fn memory_round(ctx: &Context, r: SolveResult, levels_after: bool) -> SolveResul
         hand_back_when_stuck: false,
         no_bound_probes: false,
     };
-    let seen = r.notes.len();
+    let mut r = r;
+    r.handed_back = false;
     let mut r = round.search(ctx, r);
-    if gave_up_since(&r, seen) && !r.status.is_settled() && !ctx.deadline.expired() {
-        r = crate::engine::neighbourhood_search(ctx, r, LNS_AFTER_SHARE, 1);
+    if r.handed_back && !r.status.is_settled() && !ctx.deadline.expired() {
+        r = crate::pipeline::steps::neighbourhood_search(ctx, r, LNS_AFTER_SHARE, 1);
         r = choices(ctx, r, 1.0, Pass::Levels);
     }
     r
-}
-
-/// Whether the search handed its time back (`NoteKind::GaveUp`) in the
-/// notes after the first `seen`.
-fn gave_up_since(r: &SolveResult, seen: usize) -> bool {
-    r.notes[seen.min(r.notes.len())..]
-        .iter()
-        .any(|n| n.kind == NoteKind::GaveUp)
 }
 
 /// Whether the choice-driven search runs: memory demands, an op with a
@@ -524,7 +453,7 @@ fn choices_apply(ctx: &Context) -> bool {
     let cands = ctx.bounds.nogoods.candidates(ctx.inst);
     ctx.inst.demands_memory()
         && cands.iter().any(|c| c.len() > 1)
-        && max_nodes(ctx.inst) <= CHOICE_NODES
+        && ctx.inst.max_nodes() <= CHOICE_NODES
 }
 
 /// The choice-driven search's share of the time left.
@@ -534,7 +463,7 @@ const CHOICE_SHARE: f64 = 0.4;
 /// within this fraction above the bound has the enumeration run before the
 /// SAT round: it climbs a few levels faster than the round's probes below
 /// the incumbent are answered (hard-o12-s4 at 20 s, both at once, seeds
-/// 1-3, with the enumeration of prep::relaxation: proven on two, bound 113
+/// 1-3, with the enumeration of bounds::relaxation: proven on two, bound 113
 /// on the third; 111 before). The choice search before it is not cut short
 /// near the bound: handing over after a second without a better schedule
 /// proved hard-o12-s4 at 20 s on one seed of three, but at 60 s, where the
@@ -570,7 +499,7 @@ const LNS_FIRST_SHARE: f64 = 0.15;
 /// The SAT engine's first round in the portfolio: a first answer within
 /// this, else the tabu search gets its turn (2 % of the time, 1 s at least,
 /// half of it at most).
-fn first_answer_time(deadline: &crate::solve::Deadline) -> Duration {
+fn first_answer_time(deadline: &crate::stop::Deadline) -> Duration {
     let left = deadline.remaining();
     left.mul_f64(0.02).max(Duration::from_secs(1)).min(left / 2)
 }
@@ -650,7 +579,7 @@ fn side_by_side(ctx: &Context, milp: &MilpEngine, inc: SolveResult, nodes: u64) 
         });
         let h_milp = s.spawn(move || {
             let inc_milp = if second_chain(milp_ctx, nodes) {
-                crate::engine::window_search(milp_ctx, inc_milp, WINDOW_LNS_SHARE, 3)
+                crate::pipeline::steps::window_search(milp_ctx, inc_milp, WINDOW_LNS_SHARE, 3)
             } else {
                 inc_milp
             };
@@ -671,7 +600,7 @@ fn side_by_side(ctx: &Context, milp: &MilpEngine, inc: SolveResult, nodes: u64) 
         format!("the {which} engine thread panicked: {msg}")
     };
     match (sat, milp_r) {
-        (Ok(a), Ok(b)) => merge(a, b),
+        (Ok(a), Ok(b)) => crate::solve::merge(a, b),
         (Ok(mut a), Err(p)) => {
             a.internal(panicked(p, "MILP"));
             a
@@ -686,43 +615,5 @@ fn side_by_side(ctx: &Context, milp: &MilpEngine, inc: SolveResult, nodes: u64) 
             inc.internal(panicked(q, "MILP"));
             inc
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::merge;
-    use crate::solve::{SolveResult, Status};
-
-    fn unknown(engine: &str) -> SolveResult {
-        SolveResult::without_schedule(Status::Unknown, 0, "none", engine)
-    }
-
-    #[test]
-    fn merged_engine_names_appear_once_each() {
-        let r = merge(unknown("sat"), unknown("sat+list"));
-        assert_eq!(r.engine, "sat+list");
-        let r = merge(merge(r, unknown("list")), unknown("milp+sat"));
-        assert_eq!(r.engine, "sat+list+milp");
-        assert_eq!(merge(unknown(""), unknown("list")).engine, "list");
-    }
-
-    /// Threads that started from one incumbent carry its notes: the merged
-    /// result has them once, then each thread's own; notes that differ
-    /// early are all kept.
-    #[test]
-    fn merged_notes_keep_a_shared_start_once() {
-        let with = |texts: &[&str]| {
-            let mut r = unknown("sat");
-            for t in texts {
-                r.note(t.to_string());
-            }
-            r
-        };
-        let texts = |r: &SolveResult| r.notes.iter().map(|n| n.text.clone()).collect::<Vec<_>>();
-        let r = merge(with(&["x", "y", "a"]), with(&["x", "y", "b", "c"]));
-        assert_eq!(texts(&r), ["x", "y", "a", "b", "c"]);
-        let r = merge(with(&["x", "a"]), with(&["y", "x"]));
-        assert_eq!(texts(&r), ["x", "a", "y", "x"]);
     }
 }

@@ -353,7 +353,7 @@ pub fn bound_json(inst: &Instance, b: &Bounds) -> Value {
 /// Refuted tiling choices (models/sat.md §1.2) by op and tiling id:
 /// `{"tilings": [[op, tiling], ...], "pairs": [[op, tiling, op, tiling], ...],
 /// "sets": [[[op, tiling], ...], ...]}`.
-fn refuted_json(inst: &Instance, ng: &crate::prep::nogoods::TilingNogoods) -> Value {
+fn refuted_json(inst: &Instance, ng: &crate::bounds::nogoods::TilingNogoods) -> Value {
     let id = |(op, t): (u32, u32)| {
         (
             inst.graph.ops[op as usize].id,

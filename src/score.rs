@@ -482,7 +482,7 @@ pub fn scale_for(
         // A reference bound may be weaker than ours (a short run): the best
         // proven bound is the larger of the two.
         Some(((t, TminKind::Bound), at)) => {
-            let b = crate::engine::proven_bounds(inst, COMPUTED_BOUND_TIME);
+            let b = crate::pipeline::bounds::proven_bounds(inst, COMPUTED_BOUND_TIME);
             if u128::from(b.best.value) > t {
                 (
                     u128::from(b.best.value),
@@ -500,7 +500,7 @@ pub fn scale_for(
                     r.source.display()
                 );
             }
-            let b = crate::engine::proven_bounds(inst, COMPUTED_BOUND_TIME);
+            let b = crate::pipeline::bounds::proven_bounds(inst, COMPUTED_BOUND_TIME);
             (
                 u128::from(b.best.value),
                 TminKind::Bound,

@@ -10,14 +10,11 @@
 //! Notes are for people only; nothing searches their text.
 
 use std::fmt;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::graph::NodeGraph;
 use crate::instance::Instance;
 use crate::schedule::{Schedule, check};
-use crate::stop::Stop;
 
 /// Proof status of a result: a bound is reported only when it is proven.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,7 +74,7 @@ pub struct SolveOptions {
     /// `--certify DIR`: the SAT engine writes a CNF and a proof for each
     /// UNSAT answer its bound rests on (sat/certify.rs); `None`: nothing
     /// written (the default: certificates cost a second solve and disk).
-    pub certify: Option<std::sync::Arc<crate::sat::certify::Certifier>>,
+    pub certify: Option<std::sync::Arc<crate::certificate::Certifier>>,
 }
 
 impl Default for SolveOptions {
@@ -90,150 +87,6 @@ impl Default for SolveOptions {
             start: None,
             memory_limit_mib: DEFAULT_MEMORY_LIMIT_MIB,
             certify: None,
-        }
-    }
-}
-
-/// A wall-clock deadline, optionally cut short by a shared cancel flag (the
-/// portfolio stops the other engines once one has a proof) and by an effort
-/// of the thread's CPU time (`capped_effort`, src/stop.rs).
-#[derive(Clone, Debug)]
-pub struct Deadline {
-    pub start: Instant,
-    pub end: Instant,
-    pub cancel: Option<Arc<AtomicBool>>,
-    /// The thread CPU time (`stop::thread_cpu`) at which the deadline ends
-    /// too: set by `capped_effort` on the thread that then uses it (another
-    /// thread's CPU clock is another clock).
-    pub effort_end: Option<Duration>,
-}
-
-/// The instant `d` after `from`, or a far-future instant when `from + d` is not
-/// representable (`Instant + Duration` panics on overflow): a time limit of
-/// 10^19 s means no limit, not a crash.
-pub fn instant_after(from: Instant, d: Duration) -> Instant {
-    from.checked_add(d).unwrap_or_else(|| far_future(from))
-}
-
-/// An instant decades after `from` (as far as the platform represents, at
-/// least a day): "no deadline" for code that needs an `Instant`.
-pub fn far_future(from: Instant) -> Instant {
-    for secs in [1u64 << 30, 1 << 25, 1 << 20, 1 << 16] {
-        if let Some(t) = from.checked_add(Duration::from_secs(secs)) {
-            return t;
-        }
-    }
-    from
-}
-
-impl Deadline {
-    /// `d` from now; saturates to a far-future instant (never panics).
-    pub fn after(d: Duration) -> Self {
-        let start = Instant::now();
-        Deadline {
-            start,
-            end: instant_after(start, d),
-            cancel: None,
-            effort_end: None,
-        }
-    }
-    /// An absolute end.
-    pub fn until(end: Instant) -> Self {
-        Deadline {
-            start: Instant::now(),
-            end,
-            cancel: None,
-            effort_end: None,
-        }
-    }
-    /// The same deadline, also ending when `flag` is set.
-    pub fn with_cancel(&self, flag: Arc<AtomicBool>) -> Deadline {
-        Deadline {
-            cancel: Some(flag),
-            ..self.clone()
-        }
-    }
-    pub fn cancelled(&self) -> bool {
-        self.cancel
-            .as_ref()
-            .is_some_and(|c| c.load(Ordering::Relaxed))
-    }
-    pub fn expired(&self) -> bool {
-        self.cancelled() || self.stop().passed()
-    }
-    /// Time left: of the wall clock, and at most the effort left.
-    pub fn remaining(&self) -> Duration {
-        if self.cancelled() {
-            return Duration::ZERO;
-        }
-        let wall = self.end.saturating_duration_since(Instant::now());
-        match self.effort_left() {
-            Some(e) => wall.min(e),
-            None => wall,
-        }
-    }
-    /// The effort left, where the deadline has one (zero without a thread
-    /// clock: `capped_effort` then capped the wall clock instead).
-    fn effort_left(&self) -> Option<Duration> {
-        let end = self.effort_end?;
-        Some(crate::stop::thread_cpu().map_or(Duration::ZERO, |now| end.saturating_sub(now)))
-    }
-    /// The deadline as a `Stop` (its wall end and effort end).
-    pub fn stop(&self) -> Stop {
-        Stop::new(self.end, self.effort_end)
-    }
-    /// A step's stop: `effort` of this thread's CPU time from now, within
-    /// this deadline (its wall end and its own effort end).
-    pub fn stop_after(&self, effort: Duration) -> Stop {
-        let s = Stop::after(effort, self.end);
-        match self.effort_end {
-            Some(e) => s.with_effort_end(e),
-            None => s,
-        }
-    }
-    pub fn elapsed(&self) -> f64 {
-        self.start.elapsed().as_secs_f64()
-    }
-    /// The share `frac` of the remaining time, as a deadline (never later than
-    /// this one; never panics, whatever `frac`).
-    pub fn share(&self, frac: f64) -> Deadline {
-        let now = Instant::now();
-        let frac = if frac.is_nan() {
-            0.0
-        } else {
-            frac.clamp(0.0, 1.0)
-        };
-        Deadline {
-            start: now,
-            end: instant_after(now, self.remaining().mul_f64(frac)).min(self.end),
-            cancel: self.cancel.clone(),
-            effort_end: self.effort_end,
-        }
-    }
-    /// The instant `frac` of the remaining time from now (at most `end`).
-    pub fn at_share(&self, frac: f64) -> Instant {
-        self.share(frac).end
-    }
-    /// The same deadline, ending at most `d` from now.
-    pub fn capped(&self, d: Duration) -> Deadline {
-        Deadline {
-            end: self.end.min(instant_after(Instant::now(), d)),
-            ..self.clone()
-        }
-    }
-    /// The same deadline, ending at the latest once this thread has used
-    /// `d` of CPU time from now (src/stop.rs: the same work on a loaded
-    /// machine; the wall end still holds). For the thread that calls it.
-    pub fn capped_effort(&self, d: Duration) -> Deadline {
-        match crate::stop::thread_cpu() {
-            Some(now) => {
-                let e = now.saturating_add(d);
-                Deadline {
-                    effort_end: Some(self.effort_end.map_or(e, |x| x.min(e))),
-                    ..self.clone()
-                }
-            }
-            None => self.capped(d),
         }
     }
 }
@@ -431,6 +284,11 @@ pub struct SolveResult {
     pub internal_error: Option<String>,
     /// Why an exact engine stepped aside before its search was done.
     pub stepped_aside: Option<StepAside>,
+    /// The last search handed its time back before its deadline (it gave
+    /// up: no probe answered by its first-answer time, or stuck below the
+    /// top where asked to hand back; `NoteKind::GaveUp` says which). Set by
+    /// the search; a caller that composes searches clears it before each.
+    pub handed_back: bool,
 }
 
 impl SolveResult {
@@ -500,6 +358,7 @@ impl SolveResult {
             notes: Vec::new(),
             internal_error: None,
             stepped_aside: None,
+            handed_back: false,
         })
     }
 
@@ -522,6 +381,7 @@ impl SolveResult {
             notes: Vec::new(),
             internal_error: None,
             stepped_aside: None,
+            handed_back: false,
         }
     }
 
@@ -595,6 +455,13 @@ impl SolveResult {
         if self.stepped_aside.is_none() {
             self.stepped_aside = other.stepped_aside.take();
         }
+        self.handed_back |= other.handed_back;
+    }
+
+    /// Notes that the search hands its time back (`handed_back`).
+    pub fn hand_back(&mut self, note: impl Into<String>) {
+        self.note_as(NoteKind::GaveUp, note);
+        self.handed_back = true;
     }
 
     /// Records why an exact engine stepped aside (typed), with a note.
@@ -655,5 +522,101 @@ impl Progress {
                 line()
             );
         }
+    }
+}
+
+/// Combines two results for the same instance: the better schedule (makespans
+/// compared exactly, u128), the larger bound (both are proven), notes, internal
+/// errors and step-aside reasons of both.
+pub fn merge(a: SolveResult, b: SolveResult) -> SolveResult {
+    let (mut best, mut other) = match (a.makespan, b.makespan) {
+        (Some(x), Some(y)) if y < x => (b, a),
+        (None, Some(_)) => (b, a),
+        _ => (a, b),
+    };
+    best.carry_flags(&mut other);
+    if best.status == Status::Infeasible || other.status == Status::Infeasible {
+        if best.makespan.is_some() {
+            // A proof of infeasibility next to a legal schedule is an engine bug.
+            best.internal(
+                "contradictory verdicts between engines (infeasible and a legal schedule)",
+            );
+        } else {
+            let (mut inf, mut rest) = if best.status == Status::Infeasible {
+                (best, other)
+            } else {
+                (other, best)
+            };
+            inf.carry_flags(&mut rest);
+            inf.notes.extend(rest.notes);
+            return inf;
+        }
+    }
+    let (lb, src) = if other.lower_bound > best.lower_bound {
+        (other.lower_bound, other.bound_source.clone())
+    } else {
+        (best.lower_bound, best.bound_source.clone())
+    };
+    match best.makespan {
+        Some(m) => best.raise_bound(u64::try_from(m).map_or(lb, |m| lb.min(m)), &src),
+        None => {
+            best.lower_bound = lb;
+            best.bound_source = src;
+        }
+    }
+    // Engine names joined once each, the better result's first.
+    for name in other.engine.split('+').filter(|n| !n.is_empty()) {
+        if best.engine.is_empty() {
+            best.engine = name.to_string();
+        } else if !best.engine.split('+').any(|n| n == name) {
+            best.engine = format!("{}+{}", best.engine, name);
+        }
+    }
+    // Results of threads that started from one incumbent share its notes:
+    // those once.
+    let shared = best
+        .notes
+        .iter()
+        .zip(&other.notes)
+        .take_while(|(a, b)| a == b)
+        .count();
+    best.notes.extend(other.notes.into_iter().skip(shared));
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{SolveResult, Status, merge};
+
+    fn unknown(engine: &str) -> SolveResult {
+        SolveResult::without_schedule(Status::Unknown, 0, "none", engine)
+    }
+
+    #[test]
+    fn merged_engine_names_appear_once_each() {
+        let r = merge(unknown("sat"), unknown("sat+list"));
+        assert_eq!(r.engine, "sat+list");
+        let r = merge(merge(r, unknown("list")), unknown("milp+sat"));
+        assert_eq!(r.engine, "sat+list+milp");
+        assert_eq!(merge(unknown(""), unknown("list")).engine, "list");
+    }
+
+    /// Threads that started from one incumbent carry its notes: the merged
+    /// result has them once, then each thread's own; notes that differ
+    /// early are all kept.
+    #[test]
+    fn merged_notes_keep_a_shared_start_once() {
+        let with = |texts: &[&str]| {
+            let mut r = unknown("sat");
+            for t in texts {
+                r.note(t.to_string());
+            }
+            r
+        };
+        let texts = |r: &SolveResult| r.notes.iter().map(|n| n.text.clone()).collect::<Vec<_>>();
+        let r = merge(with(&["x", "y", "a"]), with(&["x", "y", "b", "c"]));
+        assert_eq!(texts(&r), ["x", "y", "a", "b", "c"]);
+        let r = merge(with(&["x", "a"]), with(&["y", "x"]));
+        assert_eq!(texts(&r), ["x", "a", "y", "x"]);
     }
 }

@@ -14,9 +14,9 @@
 //! quiet and a busy machine; only the time limit, which is the user's
 //! promise, stays on the wall clock.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
-
-use crate::solve::instant_after;
 
 /// CPU time the calling thread has used, `None` where the platform does
 /// not measure it (efforts then fall back to the wall clock).
@@ -128,6 +128,150 @@ impl CpuTimer {
     }
 }
 
+/// A wall-clock deadline, optionally cut short by a shared cancel flag (the
+/// portfolio stops the other engines once one has a proof) and by an effort
+/// of the thread's CPU time (`capped_effort`).
+#[derive(Clone, Debug)]
+pub struct Deadline {
+    pub start: Instant,
+    pub end: Instant,
+    pub cancel: Option<Arc<AtomicBool>>,
+    /// The thread CPU time (`thread_cpu`) at which the deadline ends
+    /// too: set by `capped_effort` on the thread that then uses it (another
+    /// thread's CPU clock is another clock).
+    pub effort_end: Option<Duration>,
+}
+
+/// The instant `d` after `from`, or a far-future instant when `from + d` is not
+/// representable (`Instant + Duration` panics on overflow): a time limit of
+/// 10^19 s means no limit, not a crash.
+pub fn instant_after(from: Instant, d: Duration) -> Instant {
+    from.checked_add(d).unwrap_or_else(|| far_future(from))
+}
+
+/// An instant decades after `from` (as far as the platform represents, at
+/// least a day): "no deadline" for code that needs an `Instant`.
+pub fn far_future(from: Instant) -> Instant {
+    for secs in [1u64 << 30, 1 << 25, 1 << 20, 1 << 16] {
+        if let Some(t) = from.checked_add(Duration::from_secs(secs)) {
+            return t;
+        }
+    }
+    from
+}
+
+impl Deadline {
+    /// `d` from now; saturates to a far-future instant (never panics).
+    pub fn after(d: Duration) -> Self {
+        let start = Instant::now();
+        Deadline {
+            start,
+            end: instant_after(start, d),
+            cancel: None,
+            effort_end: None,
+        }
+    }
+    /// An absolute end.
+    pub fn until(end: Instant) -> Self {
+        Deadline {
+            start: Instant::now(),
+            end,
+            cancel: None,
+            effort_end: None,
+        }
+    }
+    /// The same deadline, also ending when `flag` is set.
+    pub fn with_cancel(&self, flag: Arc<AtomicBool>) -> Deadline {
+        Deadline {
+            cancel: Some(flag),
+            ..self.clone()
+        }
+    }
+    pub fn cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+    pub fn expired(&self) -> bool {
+        self.cancelled() || self.stop().passed()
+    }
+    /// Time left: of the wall clock, and at most the effort left.
+    pub fn remaining(&self) -> Duration {
+        if self.cancelled() {
+            return Duration::ZERO;
+        }
+        let wall = self.end.saturating_duration_since(Instant::now());
+        match self.effort_left() {
+            Some(e) => wall.min(e),
+            None => wall,
+        }
+    }
+    /// The effort left, where the deadline has one (zero without a thread
+    /// clock: `capped_effort` then capped the wall clock instead).
+    fn effort_left(&self) -> Option<Duration> {
+        let end = self.effort_end?;
+        Some(thread_cpu().map_or(Duration::ZERO, |now| end.saturating_sub(now)))
+    }
+    /// The deadline as a `Stop` (its wall end and effort end).
+    pub fn stop(&self) -> Stop {
+        Stop::new(self.end, self.effort_end)
+    }
+    /// A step's stop: `effort` of this thread's CPU time from now, within
+    /// this deadline (its wall end and its own effort end).
+    pub fn stop_after(&self, effort: Duration) -> Stop {
+        let s = Stop::after(effort, self.end);
+        match self.effort_end {
+            Some(e) => s.with_effort_end(e),
+            None => s,
+        }
+    }
+    pub fn elapsed(&self) -> f64 {
+        self.start.elapsed().as_secs_f64()
+    }
+    /// The share `frac` of the remaining time, as a deadline (never later than
+    /// this one; never panics, whatever `frac`).
+    pub fn share(&self, frac: f64) -> Deadline {
+        let now = Instant::now();
+        let frac = if frac.is_nan() {
+            0.0
+        } else {
+            frac.clamp(0.0, 1.0)
+        };
+        Deadline {
+            start: now,
+            end: instant_after(now, self.remaining().mul_f64(frac)).min(self.end),
+            cancel: self.cancel.clone(),
+            effort_end: self.effort_end,
+        }
+    }
+    /// The instant `frac` of the remaining time from now (at most `end`).
+    pub fn at_share(&self, frac: f64) -> Instant {
+        self.share(frac).end
+    }
+    /// The same deadline, ending at most `d` from now.
+    pub fn capped(&self, d: Duration) -> Deadline {
+        Deadline {
+            end: self.end.min(instant_after(Instant::now(), d)),
+            ..self.clone()
+        }
+    }
+    /// The same deadline, ending at the latest once this thread has used
+    /// `d` of CPU time from now (the same work on a loaded machine;
+    /// the wall end still holds). For the thread that calls it.
+    pub fn capped_effort(&self, d: Duration) -> Deadline {
+        match thread_cpu() {
+            Some(now) => {
+                let e = now.saturating_add(d);
+                Deadline {
+                    effort_end: Some(self.effort_end.map_or(e, |x| x.min(e))),
+                    ..self.clone()
+                }
+            }
+            None => self.capped(d),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,7 +313,7 @@ mod tests {
 
     #[test]
     fn a_deadline_capped_by_an_effort_ends_with_it_not_with_a_sleep() {
-        use crate::solve::Deadline;
+        use crate::stop::Deadline;
         if thread_cpu().is_none() {
             return;
         }

@@ -8,11 +8,11 @@ mod common;
 use common::sat_optimum;
 use std::time::Duration;
 
-use tmin::bounds::lower_bounds;
+use tmin::bounds::combinatorial::lower_bounds;
 use tmin::generate::{GenConfig, generate};
 use tmin::instance::{Instance, parse_reader};
 use tmin::milp::aggregate::bound;
-use tmin::solve::Deadline;
+use tmin::stop::Deadline;
 
 fn aggregate(inst: &Instance) -> u64 {
     let b = lower_bounds(inst);
@@ -107,7 +107,7 @@ fn refuted_neighbourhoods_raise_the_relaxation() {
     let inst = generate(&cfg).unwrap().instance;
     let plain = aggregate(&inst);
     let mut b = lower_bounds(&inst);
-    let cut = tmin::engine::tiling_choice_bound(
+    let cut = tmin::pipeline::bounds::tiling_choice_bound(
         &inst,
         &mut b,
         &Deadline::after(Duration::from_secs(20)),
@@ -121,7 +121,7 @@ fn refuted_neighbourhoods_raise_the_relaxation() {
         time_limit: Duration::from_secs(5),
         ..tmin::solve::SolveOptions::default()
     };
-    let r = tmin::engine::solve(&tmin::engine::ListEngine::default(), &inst, &opts);
+    let r = tmin::pipeline::solve(&tmin::list::engine::ListEngine::default(), &inst, &opts);
     assert!(u128::from(cut) <= r.makespan.unwrap(), "{cut} {r:?}");
 }
 

@@ -302,7 +302,7 @@ fn dominated_tilings_lose_no_optimum() {
 fn guides_from_legal_schedules_never_deadlock() {
     use tmin::list::priority::{Paths, Rule, keys, keys_from_starts};
     use tmin::list::sgs::{Guide, Mode, Model, activity_list, run};
-    let forever = tmin::solve::Deadline::after(std::time::Duration::from_secs(3600));
+    let forever = tmin::stop::Deadline::after(std::time::Duration::from_secs(3600));
     let (mut guided, mut chains) = (0, 0);
     for seed in 1..=CASES {
         let Some((c, inst, s)) = optimal_case(seed) else {

@@ -4,10 +4,10 @@
 
 use std::time::Duration;
 
-use tmin::engine::{EngineChoice, solve};
 use tmin::graph::NodeGraph;
 use tmin::instance::{Instance, parse_reader};
-use tmin::milp::MilpOptions;
+use tmin::pipeline::solve;
+use tmin::registry::EngineChoice;
 use tmin::schedule::check;
 use tmin::solve::{SolveOptions, SolveResult, Status};
 
@@ -94,10 +94,13 @@ fn assert_proven(engine: &str, case: &str, inst: &Instance, r: &SolveResult, wan
 /// values): a new exact engine is added to this list and nothing else.
 #[test]
 fn every_exact_engine_proves_every_case() {
-    let m = MilpOptions::default();
     for (case, inst, want) in cases() {
-        for choice in [EngineChoice::Sat, EngineChoice::Milp, EngineChoice::Auto] {
-            let engine = choice.engine(&m);
+        for choice in [
+            EngineChoice::builtin("sat").unwrap(),
+            EngineChoice::builtin("milp").unwrap(),
+            EngineChoice::builtin("auto").unwrap(),
+        ] {
+            let engine = choice.engine();
             let r = solve(engine.as_ref(), &inst, &opts());
             assert_proven(choice.name(), case, &inst, &r, want);
         }
@@ -107,7 +110,7 @@ fn every_exact_engine_proves_every_case() {
 #[test]
 fn list_scheduling_is_legal_and_never_below_the_optimum() {
     for (case, inst, want) in cases() {
-        let list = EngineChoice::List.engine(&MilpOptions::default());
+        let list = EngineChoice::builtin("list").unwrap().engine();
         let r = solve(
             list.as_ref(),
             &inst,

@@ -12,9 +12,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::tmin;
+use tmin::certificate::Certifier;
 use tmin::import::read_jsp;
 use tmin::instance::{Instance, parse_reader};
-use tmin::sat::certify::{Certifier, CheckError, check, check_dir, conclude};
+use tmin::sat::certify::{CheckError, check, check_dir, conclude};
 use tmin::solve::{NoteKind, SolveOptions, SolveResult, Status};
 
 fn inst(text: &str, name: &str) -> Instance {
@@ -50,7 +51,7 @@ fn solve_certified(
         ..SolveOptions::default()
     };
     let r = match engine {
-        "sat" => tmin::sat::solve(i, &opts),
+        "sat" => tmin::pipeline::solve(&tmin::sat::engine::SatEngine::default(), i, &opts),
         _ => tmin::portfolio::solve(i, &opts, &Default::default()),
     };
     assert!(r.internal_error.is_none(), "{:?}", r.notes);
@@ -330,9 +331,9 @@ fn pruned_tilings_are_certified() {
         include_str!("data/cases/memory-deadlock-escape.txt"),
         "pruned.txt",
     );
-    let bounds = tmin::bounds::lower_bounds(&i);
+    let bounds = tmin::bounds::combinatorial::lower_bounds(&i);
     let none = SolveResult::without_schedule(Status::Unknown, 0, "none", "list");
-    let deadline = tmin::solve::Deadline::after(Duration::from_secs(60));
+    let deadline = tmin::stop::Deadline::after(Duration::from_secs(60));
     let c = Certifier::new(&dir, "pruned").unwrap();
     let mut r = tmin::sat::search_certified(
         &i,

@@ -14,10 +14,11 @@ mod common;
 use common::{legal_makespan, list_schedule, memory_tight, sat_optimum};
 use std::time::Duration;
 
+use tmin::bounds::nogoods::LevelRefutations;
 use tmin::instance::Instance;
-use tmin::sat::choices::{ChoiceOptions, LevelRefutations, Outcome, Pass, Proven, search};
+use tmin::sat::choices::{ChoiceOptions, Outcome, Pass, Proven, search};
 use tmin::schedule::Schedule;
-use tmin::solve::Deadline;
+use tmin::stop::Deadline;
 
 const BUDGET: u64 = 256 << 20;
 
@@ -40,7 +41,7 @@ fn run_after(
     at_levels: &LevelRefutations,
     lb: Option<u64>,
 ) -> (Outcome, u64) {
-    let bounds = tmin::engine::proven_bounds(inst, Duration::from_secs(2));
+    let bounds = tmin::pipeline::bounds::proven_bounds(inst, Duration::from_secs(2));
     let lb = lb.unwrap_or(bounds.best.value).max(bounds.best.value);
     let out = search(
         inst,
@@ -258,7 +259,7 @@ fn idle_time_hands_the_search_back() {
 #[test]
 fn reaches_the_relaxation_bound_on_a_25_op_memory_tight_instance() {
     let inst = memory_tight(1, 25, (4, 8));
-    let bounds = tmin::engine::proven_bounds(&inst, Duration::from_secs(3));
+    let bounds = tmin::pipeline::bounds::proven_bounds(&inst, Duration::from_secs(3));
     let start = list_schedule(&inst, 100);
     let out = search(
         &inst,

@@ -26,7 +26,8 @@ use std::time::Duration;
 
 use tmin::bounds::Bound;
 use tmin::instance::{Instance, parse_reader};
-use tmin::solve::{Deadline, SolveOptions, Status};
+use tmin::solve::{SolveOptions, Status};
+use tmin::stop::Deadline;
 
 /// Cases per test by default: a few seconds each in CI.
 const CASES: u64 = 1500;
@@ -209,7 +210,7 @@ fn combinatorial_bounds_never_pass_the_optimum() {
     let mut tight = Tightness::default();
     for seed in 1..=cases() {
         let c = Case::new(seed);
-        for b in &tmin::bounds::lower_bounds(&c.inst).all {
+        for b in &tmin::bounds::combinatorial::lower_bounds(&c.inst).all {
             tight.record(&c, b);
         }
     }
@@ -233,11 +234,11 @@ fn refuted_choices_are_in_no_legal_schedule() {
     let (mut tilings, mut pairs, mut sets, mut tight) = (0, 0, 0, Tightness::default());
     for seed in 1..=cases() {
         let c = Case::new(seed);
-        let mut bounds = tmin::bounds::lower_bounds(&c.inst);
+        let mut bounds = tmin::bounds::combinatorial::lower_bounds(&c.inst);
         let deadline = Deadline::after(STEP);
-        tmin::engine::refute_choices(&c.inst, &mut bounds, &deadline, MIB);
+        tmin::pipeline::bounds::refute_choices(&c.inst, &mut bounds, &deadline, MIB);
         if let Some(b) =
-            tmin::engine::tiling_choice_bound(&c.inst, &mut bounds, &deadline, Some(MIB))
+            tmin::pipeline::bounds::tiling_choice_bound(&c.inst, &mut bounds, &deadline, Some(MIB))
         {
             tight.record(&c, &b);
         }
@@ -268,7 +269,7 @@ fn refuted_choices_are_in_no_legal_schedule() {
         }
         // The bounds over what refutation left.
         if let Some(cand) = &ng.cand {
-            for b in &tmin::bounds::lower_bounds_over(&c.inst, Some(cand)).all {
+            for b in &tmin::bounds::combinatorial::lower_bounds_over(&c.inst, Some(cand)).all {
                 tight.record(&c, b);
             }
         }
@@ -284,7 +285,7 @@ fn the_relaxation_and_its_enumeration_never_pass_the_optimum() {
     let (mut enumerated, mut below) = (0, 0);
     for seed in 1..=cases() {
         let c = Case::new(seed);
-        let bounds = tmin::bounds::lower_bounds(&c.inst);
+        let bounds = tmin::bounds::combinatorial::lower_bounds(&c.inst);
         let deadline = Deadline::after(STEP);
         if let Some(b) = tmin::milp::aggregate::bound(&c.inst, &bounds, &deadline) {
             tight.record(&c, &b);
@@ -301,7 +302,7 @@ fn the_relaxation_and_its_enumeration_never_pass_the_optimum() {
         let level = u64::try_from(opt / u128::from(rel.unit)).unwrap();
         let next = rel.next_within(level, &[], None, None, 1 << 22, deadline.end);
         assert!(
-            matches!(next, tmin::prep::relaxation::Next::Choice(_)),
+            matches!(next, tmin::bounds::relaxation::Next::Choice(_)),
             "seed {seed}: no choice at the optimum's level {level} (units of {}): {next:?}\n{}",
             rel.unit,
             c.text
@@ -312,7 +313,7 @@ fn the_relaxation_and_its_enumeration_never_pass_the_optimum() {
             .find(|&l| {
                 matches!(
                     rel.next_within(l, &[], None, None, 1 << 22, deadline.end),
-                    tmin::prep::relaxation::Next::Choice(_)
+                    tmin::bounds::relaxation::Next::Choice(_)
                 )
             })
             .unwrap();
@@ -337,7 +338,7 @@ fn the_window_net_never_passes_the_optimum() {
     let mut tight = Tightness::default();
     for seed in 1..=cases() {
         let c = Case::new(seed);
-        let bounds = tmin::bounds::lower_bounds(&c.inst);
+        let bounds = tmin::bounds::combinatorial::lower_bounds(&c.inst);
         let deadline = Deadline::after(STEP);
         if let Some(b) =
             tmin::sat::windows::bound(&c.inst, &bounds.nogoods, bounds.best.value, None, &deadline)
@@ -345,7 +346,7 @@ fn the_window_net_never_passes_the_optimum() {
             tight.record(&c, &b);
         }
         // And what `tmin bound` reports, every source of it.
-        for b in &tmin::engine::proven_bounds(&c.inst, STEP).all {
+        for b in &tmin::pipeline::bounds::proven_bounds(&c.inst, STEP).all {
             tight.record(&c, b);
         }
     }
@@ -357,24 +358,19 @@ fn the_window_net_never_passes_the_optimum() {
 /// where the brute force finds no schedule.
 #[test]
 fn every_engine_tells_the_truth() {
-    use tmin::engine::EngineChoice;
-    let engines = [
-        EngineChoice::Auto,
-        EngineChoice::List,
-        EngineChoice::Sat,
-        EngineChoice::Milp,
-        EngineChoice::Greedy(tmin::list::priority::Rule::Release),
-    ];
+    use tmin::registry::EngineChoice;
+    let engines =
+        ["auto", "list", "sat", "milp", "greedy"].map(|e| EngineChoice::builtin(e).unwrap());
     let mut tight = Tightness::default();
     let mut proven: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     for seed in 1..=cases() / 3 {
         let c = Case::new(seed);
-        for e in engines {
+        for e in &engines {
             let opts = SolveOptions {
                 time_limit: STEP,
                 ..SolveOptions::default()
             };
-            let r = tmin::engine::run(&c.inst, e, &opts, &Default::default());
+            let r = tmin::registry::run(&c.inst, e, &opts);
             let what = format!("seed {seed}, {}: {r:?}\n{}", e.name(), c.text);
             assert!(r.internal_error.is_none(), "{what}");
             tight.record(
@@ -392,9 +388,6 @@ fn every_engine_tells_the_truth() {
                 assert!(ms >= opt, "{what}");
             }
             let p = proven.entry(e.name()).or_default();
-            if matches!(e, EngineChoice::Auto) && !r.status.is_settled() {
-                eprintln!("open: {what}");
-            }
             match r.status {
                 Status::Optimal => {
                     assert_eq!(r.makespan, c.brute.optimum, "{what}");
@@ -425,7 +418,8 @@ fn every_engine_tells_the_truth() {
 
 #[test]
 fn the_choice_levels_never_pass_the_optimum() {
-    use tmin::sat::choices::{ChoiceOptions, LevelRefutations, Pass, Proven, search};
+    use tmin::bounds::nogoods::LevelRefutations;
+    use tmin::sat::choices::{ChoiceOptions, Pass, Proven, search};
     let mut tight = Tightness::default();
     for seed in 1..=cases() {
         let t0 = std::time::Instant::now();
@@ -433,7 +427,7 @@ fn the_choice_levels_never_pass_the_optimum() {
         if c.brute.optimum.is_none() {
             continue; // the levels would rise to the time limit
         }
-        let bounds = tmin::engine::proven_bounds(&c.inst, STEP);
+        let bounds = tmin::pipeline::bounds::proven_bounds(&c.inst, STEP);
         let at_levels = LevelRefutations::default();
         for pass in [Pass::Levels, Pass::Below] {
             let opts = ChoiceOptions {

@@ -17,7 +17,8 @@ use std::time::Duration;
 use tmin::graph::NodeGraph;
 use tmin::instance::{Instance, parse_file};
 use tmin::schedule::{Schedule, check, check_reader};
-use tmin::solve::{Deadline, SolveResult, Status};
+use tmin::solve::{SolveResult, Status};
+use tmin::stop::Deadline;
 
 struct Counting;
 
@@ -96,7 +97,7 @@ fn validator_and_bounds() {
     assert!(v.is_empty());
     assert!(peak < MIB / 4, "check: {peak} bytes");
 
-    let (b, peak) = peak_of(|| tmin::bounds::lower_bounds(&inst));
+    let (b, peak) = peak_of(|| tmin::bounds::combinatorial::lower_bounds(&inst));
     // Energetic reasoning on the memory (models/bounds.md §8): for a makespan
     // of 9 both nodes cover [4, 5), 60 + 50 > 100; the optimum is 12.
     assert_eq!(b.best.value, 10);
@@ -119,7 +120,7 @@ fn incumbent(inst: &Instance) -> SolveResult {
 fn sat_search() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let inst = instance();
-    let bounds = tmin::bounds::lower_bounds(&inst);
+    let bounds = tmin::bounds::combinatorial::lower_bounds(&inst);
     let inc = incumbent(&inst);
     let deadline = Deadline::after(Duration::from_secs(60));
     let (r, peak) =
@@ -150,7 +151,7 @@ fn sat_search() {
 fn milp_search_and_its_decoder() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let inst = instance();
-    let bounds = tmin::bounds::lower_bounds(&inst);
+    let bounds = tmin::bounds::combinatorial::lower_bounds(&inst);
     let opts = tmin::solve::SolveOptions {
         time_limit: Duration::from_secs(60),
         ..Default::default()

@@ -1,4 +1,4 @@
-//! Energetic reasoning (prep/energetic.rs, models/bounds.md §8): a hand-built
+//! Energetic reasoning (bounds/energetic.rs, models/bounds.md §8): a hand-built
 //! case where it proves the optimum and the other combinatorial bounds do
 //! not, and never above a proven optimum on random small instances with
 //! several cores per type, several tilings and memory.
@@ -6,7 +6,7 @@
 mod common;
 use common::sat_optimum;
 
-use tmin::bounds::lower_bounds;
+use tmin::bounds::combinatorial::lower_bounds;
 use tmin::generate::{GenConfig, generate};
 use tmin::instance::{Instance, parse_reader};
 

@@ -408,17 +408,19 @@ GetInferenceScheResult([],[[5,1,1],[6,1,1]])"
 /// bound, 33), and the solve must still succeed.
 #[test]
 fn milp_counts_more_than_2_pow_64_tiling_combinations_in_words() {
-    use tmin::engine::{Context, Engine, MilpEngine};
-    use tmin::solve::{Deadline, SolveOptions, SolveResult, Status};
+    use tmin::engine::{Context, Engine};
+    use tmin::milp::engine::MilpEngine;
+    use tmin::solve::{SolveOptions, SolveResult, Status};
+    use tmin::stop::Deadline;
     let path = data("combos-2pow65.txt");
     let (code, out, err) = tmin(&["solve", &path, "--engine", "milp", "--time-limit", "1"]);
     assert_eq!(code, 0, "{err}");
     assert!(!out.contains("18446744073709551615"), "{out}");
     let text = std::fs::read_to_string(&path).unwrap();
     let inst = tmin::instance::parse_reader(text.as_bytes(), &path).unwrap();
-    let bounds = tmin::bounds::lower_bounds(&inst);
+    let bounds = tmin::bounds::combinatorial::lower_bounds(&inst);
     let opts = SolveOptions::default();
-    let at_levels = tmin::sat::choices::LevelRefutations::default();
+    let at_levels = tmin::bounds::nogoods::LevelRefutations::default();
     let ctx = Context {
         inst: &inst,
         bounds: &bounds,

@@ -4,14 +4,15 @@
 use std::process::Command;
 use std::time::Duration;
 
-use tmin::bounds::lower_bounds;
+use tmin::bounds::combinatorial::lower_bounds;
 use tmin::generate::{GenConfig, generate};
 use tmin::graph::NodeGraph;
 use tmin::instance::{Instance, parse_reader};
 use tmin::list::priority::{Paths, Rule, keys};
 use tmin::list::sgs::{Guide, Mode, Model, Stop, activity_list, run};
 use tmin::schedule::check;
-use tmin::solve::{Deadline, NoteKind, SolveOptions, Status};
+use tmin::solve::{NoteKind, SolveOptions, Status};
+use tmin::stop::Deadline;
 
 /// A deadline no test reaches.
 fn forever() -> Deadline {
@@ -31,7 +32,11 @@ fn opts(seconds: f64) -> SolveOptions {
 
 /// Solves with the list engine and checks the schedule independently.
 fn solve_checked(inst: &Instance, seconds: f64) -> tmin::solve::SolveResult {
-    let r = tmin::list::solve(inst, &opts(seconds));
+    let r = tmin::pipeline::solve(
+        &tmin::list::engine::ListEngine::default(),
+        inst,
+        &opts(seconds),
+    );
     if let Some(s) = &r.schedule {
         let g = NodeGraph::new(inst, s.choice.clone()).unwrap();
         let v = check(&g, s, 10);

@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use tmin::instance::Instance;
 use tmin::schedule::Schedule;
-use tmin::solve::{Deadline, SolveOptions, Status};
+use tmin::solve::{SolveOptions, Status};
+use tmin::stop::Deadline;
 
 fn lns(inst: &Instance, s: &Schedule, lo: u64, secs: f64) -> Option<Schedule> {
     search(tmin::sat::lns::improve, inst, s, lo, secs)
@@ -30,7 +31,7 @@ fn search(
 ) -> Option<Schedule> {
     let deadline = Deadline::after(Duration::from_secs_f64(secs));
     let budget = tmin::sat::budget_bytes(tmin::solve::DEFAULT_MEMORY_LIMIT_MIB);
-    let none = tmin::prep::nogoods::TilingNogoods::default();
+    let none = tmin::bounds::nogoods::TilingNogoods::default();
     improve(inst, &none, s, lo, &deadline, 1, budget).0
 }
 
@@ -42,7 +43,8 @@ fn never_below_a_proven_optimum_and_always_legal() {
     let (mut proven, mut improved) = (0, [0, 0]);
     for seed in 1..=24u64 {
         let inst = memory_tight(seed, 5, (2, 4));
-        let exact = tmin::sat::solve(
+        let exact = tmin::pipeline::solve(
+            &tmin::sat::engine::SatEngine::default(),
             &inst,
             &SolveOptions {
                 time_limit: Duration::from_secs(10),
@@ -85,7 +87,7 @@ fn improves_where_list_scheduling_stalls() {
     let inst = memory_tight(4, 12, (4, 8));
     let s = list_schedule(&inst, 2000);
     let before = legal_makespan(&inst, &s);
-    let lo = tmin::bounds::lower_bounds(&inst).best.value;
+    let lo = tmin::bounds::combinatorial::lower_bounds(&inst).best.value;
     let better = lns(&inst, &s, lo, 12.0).expect("an improvement");
     let after = legal_makespan(&inst, &better);
     assert!(after < before, "{before} -> {after}");
@@ -104,7 +106,7 @@ fn time_windows_improve_where_the_whole_encoding_does_not_fit() {
     let before = legal_makespan(&inst, &s);
     let budget = tmin::sat::budget_bytes(tmin::solve::DEFAULT_MEMORY_LIMIT_MIB);
     assert!(!tmin::sat::lns::whole_fits(&inst, &s, budget));
-    let lo = tmin::bounds::lower_bounds(&inst).best.value;
+    let lo = tmin::bounds::combinatorial::lower_bounds(&inst).best.value;
     let better = windows(&inst, &s, lo, 6.0).expect("an improvement");
     let after = legal_makespan(&inst, &better);
     assert!(after < before, "{before} -> {after}");

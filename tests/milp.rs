@@ -12,7 +12,16 @@ use tmin::generate::{GenConfig, generate};
 use tmin::graph::NodeGraph;
 use tmin::import::read_jsp;
 use tmin::instance::{Instance, parse_reader};
-use tmin::milp::{Formulation, MilpOptions, solve, solve_cold};
+use tmin::milp::{Formulation, MilpOptions, solve_cold};
+use tmin::solve::{SolveOptions as Opts, SolveResult as Res};
+
+/// The MILP engine run alone.
+fn solve(inst: &tmin::instance::Instance, opts: &Opts, mopts: &MilpOptions) -> Res {
+    let engine = tmin::milp::engine::MilpEngine {
+        options: mopts.clone(),
+    };
+    tmin::pipeline::solve(&engine, inst, opts)
+}
 use tmin::schedule::check;
 use tmin::solve::{SolveOptions, SolveResult, Status};
 
@@ -132,7 +141,10 @@ GetInferenceScheResult([],[[1,1,1],[2,2,1]])";
 #[test]
 fn joint_start_case_is_6() {
     let inst = parse(JOINT);
-    assert_eq!(tmin::bounds::lower_bounds(&inst).best.value, 5);
+    assert_eq!(
+        tmin::bounds::combinatorial::lower_bounds(&inst).best.value,
+        5
+    );
     let r = optimum_everywhere(&inst, 6);
     let s = r.schedule.unwrap();
     assert_eq!(s.start[1], s.start[2], "nodes 2 and 3 start together");
@@ -154,7 +166,10 @@ GetInferenceScheResult([],[[1,1,1],[2,2,1]])";
 #[test]
 fn hold_extension_case_is_4() {
     let inst = parse(HOLD);
-    assert_eq!(tmin::bounds::lower_bounds(&inst).best.value, 3);
+    assert_eq!(
+        tmin::bounds::combinatorial::lower_bounds(&inst).best.value,
+        3
+    );
     optimum_everywhere(&inst, 4);
 }
 
@@ -181,7 +196,10 @@ GetInferenceScheResult([[1,2]],[[1,1,1],[2,2,1],[3,3,1],[4,4,1]])";
 #[test]
 fn hold_across_op_edge_case() {
     let inst = parse(CROSS);
-    assert_eq!(tmin::bounds::lower_bounds(&inst).best.value, 4);
+    assert_eq!(
+        tmin::bounds::combinatorial::lower_bounds(&inst).best.value,
+        4
+    );
     optimum_everywhere(&inst, 5);
 }
 
@@ -310,13 +328,15 @@ GetInferenceScheResult([],[[1,1,1],[2,2,1]])";
 /// incumbent (list scheduling's), or from none.
 #[test]
 fn search_from_a_shared_incumbent() {
-    use tmin::engine::{Context, Engine, ListEngine, MilpEngine};
-    use tmin::solve::Deadline;
+    use tmin::engine::{Context, Engine};
+    use tmin::list::engine::ListEngine;
+    use tmin::milp::engine::MilpEngine;
+    use tmin::stop::Deadline;
     for (text, expected) in [(JOINT, Some(6)), (HOLD, Some(4)), (DEADLOCK, None)] {
         let inst = parse(text);
-        let bounds = tmin::bounds::lower_bounds(&inst);
+        let bounds = tmin::bounds::combinatorial::lower_bounds(&inst);
         let o = opts(20);
-        let at_levels = tmin::sat::choices::LevelRefutations::default();
+        let at_levels = tmin::bounds::nogoods::LevelRefutations::default();
         let ctx = |d: Duration| Context {
             inst: &inst,
             bounds: &bounds,

@@ -8,8 +8,9 @@ use std::time::{Duration, Instant};
 use tmin::graph::NodeGraph;
 use tmin::instance::{Instance, parse_reader};
 use tmin::milp::MilpOptions;
-use tmin::portfolio::{merge, solve};
+use tmin::portfolio::solve;
 use tmin::schedule::check;
+use tmin::solve::merge;
 use tmin::solve::{BudgetStage, NoteKind, SolveOptions, SolveResult, Status, StepAside};
 
 fn jsp(name: &str) -> Instance {
@@ -82,7 +83,7 @@ fn merge_keeps_the_better_schedule_and_the_larger_bound() {
         time_limit: Duration::from_millis(50),
         ..SolveOptions::default()
     };
-    let a = tmin::list::solve(&inst, &fast);
+    let a = tmin::pipeline::solve(&tmin::list::engine::ListEngine::default(), &inst, &fast);
     let mut b = SolveResult::without_schedule(Status::Unknown, 0, "none", "other");
     b.lower_bound = 53;
     b.bound_source = "other engine".into();
@@ -132,15 +133,16 @@ fn long_horizons_use_event_points_or_the_milp() {
     // combinatorial bounds (the incumbent step's tabu search and the window
     // net settle ft06 before any encoding otherwise).
     let inst = scaled_jsp("ft06", 1_000_000);
-    let bounds = tmin::bounds::lower_bounds(&inst);
-    let list = tmin::list::solve(
+    let bounds = tmin::bounds::combinatorial::lower_bounds(&inst);
+    let list = tmin::pipeline::solve(
+        &tmin::list::engine::ListEngine::default(),
         &inst,
         &SolveOptions {
             time_limit: Duration::from_millis(200),
             ..SolveOptions::default()
         },
     );
-    let deadline = tmin::solve::Deadline::after(Duration::from_secs(30));
+    let deadline = tmin::stop::Deadline::after(Duration::from_secs(30));
     let sat = tmin::sat::search_certified(
         &inst,
         &deadline,
@@ -163,7 +165,11 @@ fn long_horizons_use_event_points_or_the_milp() {
         sat.notes
     );
     legal(&inst, &sat);
-    let milp = tmin::milp::solve(&inst, &opts(30, 1), &MilpOptions::default());
+    let milp = tmin::pipeline::solve(
+        &tmin::milp::engine::MilpEngine::default(),
+        &inst,
+        &opts(30, 1),
+    );
     assert_eq!(milp.status, Status::Optimal, "{:?}", milp.notes);
     assert_eq!(sat.makespan, milp.makespan);
     // ft06's optimum is 55 and no duration shrank.
@@ -213,7 +219,13 @@ fn two_threads_search_time_windows_where_the_encoding_outgrows_its_budget() {
     // makespan (it refuses only beyond twice the budget): the encoding, of
     // about twice the budget there and about as large at the makespans the
     // choice search reaches first, outgrows it.
-    let list = tmin::list::solve(&inst, &opts(1, 1)).makespan.unwrap();
+    let list = tmin::pipeline::solve(
+        &tmin::list::engine::ListEngine::default(),
+        &inst,
+        &opts(1, 1),
+    )
+    .makespan
+    .unwrap();
     let mib = (1..=4096u64)
         .find(|&l| tmin::sat::fits(&inst, Some(list), l).is_ok())
         .unwrap();

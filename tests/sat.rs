@@ -21,7 +21,7 @@ fn sat(i: &Instance) -> SolveResult {
         time_limit: Duration::from_secs(60),
         ..SolveOptions::default()
     };
-    let r = tmin::sat::solve(i, &opts);
+    let r = tmin::pipeline::solve(&tmin::sat::engine::SatEngine::default(), i, &opts);
     assert_eq!(r.engine, "sat");
     r
 }
@@ -67,7 +67,7 @@ GetInferenceScheResult([],[[1,1,1]])";
 #[test]
 fn memory_hold_extension_within_an_op() {
     let i = inst(HOLD_EXTENSION);
-    assert_eq!(tmin::bounds::lower_bounds(&i).best.value, 5);
+    assert_eq!(tmin::bounds::combinatorial::lower_bounds(&i).best.value, 5);
     assert_optimal(&sat(&i), 6);
 }
 
@@ -140,8 +140,8 @@ GetInferenceScheResult([[1,2],[1,3]],[[1,1,1],[2,2,1],[3,2,1]])
 #[test]
 fn tiling_legal_alone_is_refuted_beside_its_successors() {
     let i = inst(LEGAL_ALONE_NOT_BESIDE);
-    assert_eq!(tmin::bounds::lower_bounds(&i).best.value, 3);
-    let b = tmin::engine::proven_bounds(&i, Duration::from_secs(10));
+    assert_eq!(tmin::bounds::combinatorial::lower_bounds(&i).best.value, 3);
+    let b = tmin::pipeline::bounds::proven_bounds(&i, Duration::from_secs(10));
     let t = |op: usize, id: u32| i.library.find_tiling(i.graph.ops[op].group, id).unwrap();
     assert_eq!(b.nogoods.refuted, vec![(0, t(0, 0))], "{:?}", b.nogoods);
     assert_eq!(b.nogoods.cand.as_ref().unwrap()[0], vec![t(0, 1)]);
@@ -169,8 +169,8 @@ GetInferenceScheResult([[1,2]],[[1,1,1],[2,2,1]])
 #[test]
 fn tiling_pair_is_refuted_and_raises_the_bound() {
     let i = inst(PAIR_REFUTED);
-    assert_eq!(tmin::bounds::lower_bounds(&i).best.value, 3);
-    let b = tmin::engine::proven_bounds(&i, Duration::from_secs(10));
+    assert_eq!(tmin::bounds::combinatorial::lower_bounds(&i).best.value, 3);
+    let b = tmin::pipeline::bounds::proven_bounds(&i, Duration::from_secs(10));
     assert!(b.nogoods.refuted.is_empty(), "{:?}", b.nogoods);
     let t0 = |op: usize| i.library.find_tiling(i.graph.ops[op].group, 0).unwrap();
     assert_eq!(b.nogoods.pairs, vec![[(0, t0(0)), (1, t0(1))]]);
@@ -195,7 +195,7 @@ fn refuted_choices_are_in_no_legal_schedule() {
         }
         instances += 1;
         let cand = tmin::prep::dominance::candidates_of_every_op(&i);
-        let deadline = tmin::solve::Deadline::after(Duration::from_secs(10));
+        let deadline = tmin::stop::Deadline::after(Duration::from_secs(10));
         let ng = tmin::sat::context::refute(&i, cand.clone(), &deadline, 1 << 28);
         let legal = |op: usize, t: u32, pair: Option<(usize, u32)>| {
             every_choice(&i).iter().any(|c| {
@@ -438,8 +438,8 @@ fn matches_brute_force_on_tiny_instances() {
 /// the brute-force optimum (nor, when there is none, the horizon: it only
 /// refutes makespans below it).
 fn window_bound_at_most(i: &Instance, opt: Option<u64>, seed: u64) {
-    let b = tmin::bounds::lower_bounds(i);
-    let deadline = tmin::solve::Deadline::after(std::time::Duration::from_secs(5));
+    let b = tmin::bounds::combinatorial::lower_bounds(i);
+    let deadline = tmin::stop::Deadline::after(std::time::Duration::from_secs(5));
     if let (Some(w), Some(opt)) = (
         tmin::sat::windows::bound(i, &b.nogoods, b.best.value, None, &deadline),
         opt,
@@ -741,9 +741,9 @@ fn the_only_schedulable_tiling_gives_6() {
 #[test]
 fn without_an_incumbent_list_scheduling_runs_again_without_pruned_tilings() {
     let i = inst(include_str!("data/cases/memory-deadlock-escape.txt"));
-    let bounds = tmin::bounds::lower_bounds(&i);
+    let bounds = tmin::bounds::combinatorial::lower_bounds(&i);
     let none = SolveResult::without_schedule(Status::Unknown, 0, "none", "list");
-    let deadline = tmin::solve::Deadline::after(Duration::from_secs(60));
+    let deadline = tmin::stop::Deadline::after(Duration::from_secs(60));
     let r = tmin::sat::search(
         &i,
         &deadline,

@@ -11,7 +11,8 @@ use tmin::import::read_jsp;
 use tmin::instance::{Instance, parse_reader};
 use tmin::sat::encode::{EncodeStop, Encoder, Limits, Points};
 use tmin::sat::model::{Model, candidates};
-use tmin::solve::{BudgetStage, Deadline, NoteKind, SolveOptions, SolveResult, Status, StepAside};
+use tmin::solve::{BudgetStage, NoteKind, SolveOptions, SolveResult, Status, StepAside};
+use tmin::stop::Deadline;
 
 fn jsp(name: &str) -> Instance {
     let p = format!("{}/tests/data/jsplib/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -32,7 +33,7 @@ fn incumbent(inst: &Instance) -> SolveResult {
         time_limit: Duration::from_millis(200),
         ..SolveOptions::default()
     };
-    let r = tmin::list::solve(inst, &opts);
+    let r = tmin::pipeline::solve(&tmin::list::engine::ListEngine::default(), inst, &opts);
     assert_eq!(r.status, Status::Feasible, "{:?}", r.notes);
     r
 }
@@ -82,7 +83,7 @@ fn the_build_stops_at_the_budget_and_at_the_deadline() {
 #[test]
 fn over_the_budget_the_sat_engine_steps_aside_with_the_incumbent() {
     let inst = jsp("la16");
-    let bounds = tmin::bounds::lower_bounds(&inst);
+    let bounds = tmin::bounds::combinatorial::lower_bounds(&inst);
     let deadline = Deadline::after(Duration::from_secs(60));
     let inc = incumbent(&inst);
     let before = inc.makespan;
@@ -261,7 +262,7 @@ fn a_model_over_the_budget_is_not_built_and_list_scheduling_gets_the_time() {
         memory_limit_mib: 1,
         ..SolveOptions::default()
     };
-    let r = tmin::sat::solve(&inst, &opts);
+    let r = tmin::pipeline::solve(&tmin::sat::engine::SatEngine::default(), &inst, &opts);
     assert!(
         matches!(
             r.stepped_aside,
@@ -312,7 +313,7 @@ fn lazy_cuts_over_the_budget_far_below_the_first_horizon_encode_again() {
         ..tmin::generate::memory_tight(4, 12, (4, 8))
     };
     let inst = tmin::generate::generate(&cfg).unwrap().instance;
-    let bounds = tmin::bounds::lower_bounds(&inst);
+    let bounds = tmin::bounds::combinatorial::lower_bounds(&inst);
     let mut inc = tmin::list::greedy(
         &inst,
         &Deadline::after(Duration::from_secs(5)),
@@ -332,7 +333,7 @@ fn lazy_cuts_over_the_budget_far_below_the_first_horizon_encode_again() {
     let budget_mib = (first + first / 8).div_ceil(1 << 20);
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("budget-encode-again");
     let _ = std::fs::remove_dir_all(&dir);
-    let certifier = tmin::sat::certify::Certifier::new(&dir, "again").unwrap();
+    let certifier = tmin::certificate::Certifier::new(&dir, "again").unwrap();
     let r = tmin::sat::search_certified(
         &inst,
         &Deadline::after(Duration::from_secs(8)),

@@ -11,7 +11,7 @@ use tmin::list::priority::{Paths, Rule, keys};
 use tmin::list::sgs::{Guide, Mode, Model, Stop, run, run_keyed};
 use tmin::list::tiling::OpPeaks;
 use tmin::schedule::{Schedule, check};
-use tmin::solve::Deadline;
+use tmin::stop::Deadline;
 
 fn forever() -> Deadline {
     Deadline::after(Duration::from_secs(3600))

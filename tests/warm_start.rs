@@ -8,7 +8,7 @@ use common::{tmin, tmp_in};
 use tmin::graph::NodeGraph;
 use tmin::instance::parse_reader;
 use tmin::schedule::{check, read_schedule};
-use tmin::solve::Deadline;
+use tmin::stop::Deadline;
 
 const FT06: &str = include_str!("data/jsplib/ft06");
 const FT06_OPT: &str = include_str!("data/ft06.opt55.schedule");

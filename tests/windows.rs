@@ -1,4 +1,4 @@
-//! The window net (prep/windows.rs, sat/windows.rs, models/bounds.md §7):
+//! The window net (bounds/windows.rs, sat/windows.rs, models/bounds.md §7):
 //! edge finding and shaving on the nodes every schedule has. Its destructive
 //! bound never passes a job shop's known optimum (JSPLIB, literature values,
 //! not tmin's), and it is where the per-machine bounds are weak that it
@@ -9,9 +9,9 @@
 mod common;
 use std::time::{Duration, Instant};
 
-use tmin::bounds::lower_bounds;
+use tmin::bounds::combinatorial::lower_bounds;
 use tmin::instance::parse_reader;
-use tmin::solve::Deadline;
+use tmin::stop::Deadline;
 
 #[test]
 fn never_above_the_known_optimum_of_job_shops() {
@@ -74,7 +74,7 @@ fn windows_at_a_schedules_makespan_contain_it() {
             time_limit: Duration::from_secs(3),
             ..tmin::solve::SolveOptions::default()
         };
-        let sat = tmin::engine::solve(&tmin::engine::SatEngine::default(), &inst, &opts);
+        let sat = tmin::pipeline::solve(&tmin::sat::engine::SatEngine::default(), &inst, &opts);
         let schedules = [sat.schedule, Some(common::list_schedule(&inst, 50))];
         for s in schedules.iter().flatten() {
             let ms = common::legal_makespan(&inst, s);

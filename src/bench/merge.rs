@@ -129,7 +129,7 @@ fn find_instance(claims: &[Claim]) -> Option<(PathBuf, Instance)> {
         } else {
             Format::Txt
         };
-        let far = crate::solve::far_future(std::time::Instant::now());
+        let far = crate::stop::far_future(std::time::Instant::now());
         if let Ok((inst, hash)) = read_input(&p, format, far)
             && hash == c.rec.hash
         {

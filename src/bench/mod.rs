@@ -21,7 +21,7 @@ pub use run::read_input;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::engine::EngineChoice;
+use crate::registry::EngineChoice;
 
 pub use merge::merge;
 pub use record::Record;

@@ -317,7 +317,7 @@ fn solve_one(
     dir: &Path,
 ) -> Result<Record, ItemFailure> {
     let t0 = Instant::now();
-    let end = crate::solve::instant_after(t0, s.limit);
+    let end = crate::stop::instant_after(t0, s.limit);
     let mut rec = Record {
         instance: input.path.display().to_string(),
         name: name.to_string(),
@@ -369,7 +369,7 @@ fn solve_one(
         log::warn!("{w}");
     }
     let opts = SolveOptions {
-        time_limit: crate::engine::engine_budget(&inst, end),
+        time_limit: crate::pipeline::engine_budget(&inst, end),
         seed: s.seed,
         threads: s.threads,
         progress: false,
@@ -377,7 +377,7 @@ fn solve_one(
         memory_limit_mib: crate::solve::DEFAULT_MEMORY_LIMIT_MIB,
         certify: None,
     };
-    let result = crate::engine::run(&inst, s.engine, &opts, &Default::default());
+    let result = crate::registry::run(&inst, &s.engine, &opts);
     if let Some(e) = &result.internal_error {
         return Err(ItemFailure::Internal(format!(
             "{}: {e}",

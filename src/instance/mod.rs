@@ -346,6 +346,19 @@ pub struct Instance {
 }
 
 impl Instance {
+    /// The largest node count any tiling choice gives (0 where an op has
+    /// no usable tiling).
+    pub fn max_nodes(&self) -> u64 {
+        (0..self.graph.n_ops() as u32)
+            .map(|op| {
+                self.usable_tilings(op)
+                    .map(|t| u64::from(self.library.tilings[t as usize].n_nodes))
+                    .max()
+                    .unwrap_or(0)
+            })
+            .sum()
+    }
+
     /// Usable tilings of op `op` (library indices).
     pub fn usable_tilings(&self, op: u32) -> impl Iterator<Item = u32> + '_ {
         let g = self.graph.ops[op as usize].group;

@@ -10,7 +10,7 @@
 use std::cmp::Reverse;
 
 use crate::graph::NodeGraph;
-use crate::solve::Deadline;
+use crate::stop::Deadline;
 
 /// Ops in input order among those whose predecessors are done (Kahn's algorithm,
 /// smallest op index first), one independent graph after another. Input files

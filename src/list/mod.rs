@@ -13,6 +13,7 @@
 //! validator (`SolveResult::found`).
 
 pub mod backward;
+pub mod engine;
 pub mod frugal;
 pub mod priority;
 pub mod repair;
@@ -26,7 +27,8 @@ use std::time::Instant;
 use crate::bounds::Bounds;
 use crate::graph::NodeGraph;
 use crate::instance::Instance;
-use crate::solve::{Deadline, Note, NoteKind, Progress, SolveOptions, SolveResult, Status};
+use crate::solve::{Note, NoteKind, Progress, SolveOptions, SolveResult, Status};
+use crate::stop::Deadline;
 
 use priority::Rng;
 pub use search::Searcher;
@@ -129,9 +131,11 @@ fn stuck_note(inst: &Instance, d: &sgs::Deadlock) -> String {
     )
 }
 
-/// The list-scheduling engine, run alone.
+/// List scheduling alone, from the combinatorial bounds (the runner,
+/// `pipeline::solve`, proves more bounds first).
 pub fn solve(inst: &Instance, opts: &SolveOptions) -> SolveResult {
-    crate::engine::solve(&crate::engine::ListEngine::default(), inst, opts)
+    let bounds = crate::bounds::combinatorial::lower_bounds(inst);
+    solve_with_bounds(inst, opts, &ListOptions::default(), &bounds)
 }
 
 /// One pass of `rule` on the shortest-path tilings (the memory-lean ones when

@@ -70,8 +70,8 @@ impl Paths {
     }
 }
 
-/// The deterministic rules.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The priority rules (`--rule`; the doc of each variant is its help).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Rule {
     /// Longest remaining path (tail), ties by more immediate successors.
     Lrp,

@@ -11,7 +11,8 @@
 
 use crate::graph::NodeGraph;
 use crate::instance::Instance;
-use crate::solve::{Deadline, Progress};
+use crate::solve::Progress;
+use crate::stop::Deadline;
 
 use super::priority::Rng;
 use super::tiling::other_tiling;

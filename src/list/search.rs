@@ -15,7 +15,8 @@ use std::time::Duration;
 
 use crate::graph::NodeGraph;
 use crate::schedule::Schedule;
-use crate::solve::{Deadline, Progress};
+use crate::solve::Progress;
+use crate::stop::Deadline;
 
 use super::Found;
 use super::backward;

@@ -14,7 +14,8 @@ use std::collections::{HashMap, HashSet};
 
 use crate::graph::NodeGraph;
 use crate::instance::Instance;
-use crate::solve::{Deadline, Note, NoteKind, Progress};
+use crate::solve::{Note, NoteKind, Progress};
+use crate::stop::Deadline;
 
 use super::priority::{Rng, Rule};
 use super::search::FreeStats;

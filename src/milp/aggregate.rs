@@ -8,16 +8,16 @@
 //! same choice, the longest op chain under that choice, and a head-and-load
 //! bound per core type. Its optimum (HiGHS's dual bound when the time runs
 //! out) is a lower bound on every schedule's makespan. The rows are the
-//! relaxation's (prep::relaxation, which also enumerates the choices within
+//! relaxation's (bounds::relaxation, which also enumerates the choices within
 //! a makespan exactly); this module writes and solves them as a MILP.
 
 use std::time::Instant;
 
 use super::highs::{Col, Expr, Milp, Params, RunStatus, run};
+use crate::bounds::relaxation::{Next, Relaxation};
 use crate::bounds::{Bound, Bounds};
 use crate::instance::Instance;
-use crate::prep::relaxation::{Next, Relaxation};
-use crate::solve::Deadline;
+use crate::stop::Deadline;
 
 /// Largest op count the model is built for (rows and columns grow linearly;
 /// beyond this the LP alone takes seconds).
@@ -58,7 +58,7 @@ pub enum Master {
     Exhausted,
 }
 
-/// The relaxation of `inst` over its candidates (prep::relaxation), where
+/// The relaxation of `inst` over its candidates (bounds::relaxation), where
 /// the MILP is built for it: ops and scaled work within what HiGHS resolves,
 /// every op with a usable tiling, time enough left.
 pub fn relaxation(inst: &Instance, bounds: &Bounds, deadline: &Deadline) -> Option<Relaxation> {
@@ -244,7 +244,7 @@ fn model(
     // the head-and-load rows): HiGHS breaks ties between optimal choices by
     // it and the choice search proposes in it (another order: 12, 12, 12 of
     // the memory-tight set's 14 at 20 s against 12, 14, 13, 2026-11-27).
-    let write = |m: &mut Milp, row: &crate::prep::relaxation::Row| {
+    let write = |m: &mut Milp, row: &crate::bounds::relaxation::Row| {
         let div = if row.per_unit { row.scale as f64 } else { 1.0 };
         let mut e = Expr::default();
         e.add(t, row.scale as f64 / div);
@@ -328,7 +328,7 @@ const ENUMERATED_STEPS: u64 = 4;
 
 /// The next choice the relaxation puts at or below `level` (time) outside
 /// `excluded` and the refuted combinations of `bounds`: the exact
-/// enumeration (prep::relaxation) in limited-discrepancy order around
+/// enumeration (bounds::relaxation) in limited-discrepancy order around
 /// `prefer`, resumed from `after` (kept here) at the same level; the MILP
 /// within the level where it runs out. When none is left: the first of
 /// the next `ENUMERATED_STEPS` units at which the enumeration finds one,
@@ -413,5 +413,56 @@ pub fn propose(
         // The enumeration is exact: nothing is left at the level even
         // where HiGHS's tolerances put a value there.
         Some(Master::Value(b, _)) => Proposal::Beyond(b.value.max(level + 1), Some(b.source)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn far() -> Instant {
+        Instant::now() + Duration::from_secs(3600)
+    }
+
+    /// The relaxation of a small memory-tight instance (six ops of three
+    /// tilings: 729 choices at most) with its bounds.
+    fn small(seed: u64) -> (Bounds, Relaxation) {
+        let cfg = crate::generate::memory_tight(seed, 6, (2, 5));
+        let inst = crate::generate::generate(&cfg).unwrap().instance;
+        let bounds = crate::bounds::combinatorial::lower_bounds(&inst);
+        let dl = Deadline::after(Duration::from_secs(60));
+        (bounds.clone(), relaxation(&inst, &bounds, &dl).unwrap())
+    }
+
+    /// The MILP reads the same rows: its optimum is the least value of a
+    /// whole choice, and within a makespan it finds a choice exactly when
+    /// the enumeration does.
+    #[test]
+    fn the_milp_and_the_enumeration_agree() {
+        for seed in 1..=8 {
+            let (bounds, r) = small(seed);
+            let least = r.every_choice().iter().map(|c| r.value(c)).min().unwrap();
+            let dl = Deadline::after(Duration::from_secs(60));
+            let Some(Master::Value(b, Some(choice))) =
+                solve_relaxation(&r, &bounds, &[], None, &dl)
+            else {
+                panic!("seed {seed}: the MILP was not solved");
+            };
+            assert_eq!(b.value, least * r.unit, "seed {seed}");
+            let ks: Vec<u32> = (0..r.cands.len())
+                .map(|o| r.cands[o].iter().position(|&t| t == choice[o]).unwrap() as u32)
+                .collect();
+            assert_eq!(r.value(&ks), least, "seed {seed}: its choice");
+            for cap in [least - 1, least, least + 3] {
+                let milp = solve_relaxation(&r, &bounds, &[], Some(cap * r.unit), &dl);
+                let enumerated = r.next_within(cap, &[], None, None, u64::MAX, far());
+                assert_eq!(
+                    matches!(milp, Some(Master::Value(..))),
+                    matches!(enumerated, Next::Choice(_)),
+                    "seed {seed}, makespan {cap}"
+                );
+            }
+        }
     }
 }

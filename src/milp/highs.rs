@@ -542,7 +542,7 @@ pub fn run_watched(
     // Never panics: a limit too large for a Duration (or NaN) waits "forever".
     let wait = std::time::Duration::try_from_secs_f64(params.time_limit.max(0.0) + GRACE)
         .unwrap_or(std::time::Duration::MAX);
-    let until = crate::solve::instant_after(std::time::Instant::now(), wait);
+    let until = crate::stop::instant_after(std::time::Instant::now(), wait);
     // Poll so that a cancel flag is seen within 50 ms.
     loop {
         let now = std::time::Instant::now();

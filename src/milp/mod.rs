@@ -18,6 +18,7 @@
 
 pub mod aggregate;
 mod disjunctive;
+pub mod engine;
 pub mod highs;
 mod model;
 mod net;
@@ -25,12 +26,14 @@ mod time_indexed;
 
 use std::path::{Path, PathBuf};
 
-use crate::bounds::{Bounds, lower_bounds};
+use crate::bounds::Bounds;
+use crate::bounds::combinatorial::lower_bounds;
 use crate::graph::NodeGraph;
 use crate::instance::Instance;
 use crate::list::Searcher;
 use crate::schedule::Schedule;
-use crate::solve::{Deadline, Note, NoteKind, SolveOptions, SolveResult, Status, StepAside};
+use crate::solve::{Note, NoteKind, SolveOptions, SolveResult, Status, StepAside};
+use crate::stop::Deadline;
 
 use disjunctive::Disjunctive;
 use highs::{Params, RunStatus};
@@ -40,8 +43,9 @@ use time_indexed::TimeIndexed;
 
 pub use net::MAX_NODES;
 
-/// Which formulation to build.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Which formulation to build (`--model`; the doc of each variant is its
+/// help).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Formulation {
     /// Pick by horizon and size, and log why.
     Auto,
@@ -102,14 +106,6 @@ fn memory_is_precise(inst: &Instance) -> bool {
         .iter()
         .zip(&g)
         .all(|(m, &gk)| gk == 0 || m.size / gk <= 1_000_000)
-}
-
-/// The MILP engine run alone (`engine::MilpEngine` through `engine::solve`).
-pub fn solve(inst: &Instance, opts: &SolveOptions, mopts: &MilpOptions) -> SolveResult {
-    let engine = crate::engine::MilpEngine {
-        options: mopts.clone(),
-    };
-    crate::engine::solve(&engine, inst, opts)
 }
 
 /// The exact search from an incumbent result (a legal schedule, or none) and

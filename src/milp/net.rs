@@ -9,9 +9,9 @@
 //! longest paths, strengthened per core type by the work that must precede
 //! (follow) a point on that type.
 
+use crate::bounds::heads::{Item, head_body_tail, jackson_preemptive};
 use crate::graph::NodeGraph;
 use crate::instance::TypeIdx;
-use crate::prep::heads::{Item, head_body_tail, jackson_preemptive};
 use crate::prep::unit::gcd;
 
 /// A square bit matrix: `get(v, u)` is "u is a strict ancestor of v".

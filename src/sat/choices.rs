@@ -29,12 +29,11 @@
 //! for a schedule at the level of the proven bound (§10.1): one found there
 //! is optimal, and when every choice the relaxation puts at the level is
 //! refuted, the bound rises. There the relaxation's choices come from its
-//! exact enumeration (prep::relaxation), nearest to the incumbent's choice
+//! exact enumeration (bounds::relaxation), nearest to the incumbent's choice
 //! first, rather than from one MILP solve each.
 
 use std::collections::HashMap;
 use std::rc::Rc;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use varisat::Lit;
@@ -44,14 +43,15 @@ use super::lns::validated;
 use super::model::Model;
 use super::windows::WindowNet;
 use super::{encode_within, plan, to_schedule};
+use crate::bounds::nogoods::{LevelRefutation, LevelRefutations};
+use crate::bounds::relaxation::Relaxation;
+use crate::bounds::windows::Windows;
 use crate::bounds::{Bound, Bounds};
 use crate::instance::Instance;
 use crate::milp::aggregate::{Proposal, propose};
-use crate::prep::relaxation::Relaxation;
-use crate::prep::windows::Windows;
 use crate::schedule::Schedule;
-use crate::solve::{Deadline, instant_after};
 use crate::stop::{CpuTimer, Stop};
+use crate::stop::{Deadline, instant_after};
 
 /// How the search spends its time.
 #[derive(Clone, Debug)]
@@ -469,39 +469,6 @@ fn bound_source(value: u64, levels: bool, stats: &ChoiceStats, relaxation: Optio
 pub struct Proven<'p> {
     pub lb: u64,
     pub at_levels: &'p LevelRefutations,
-}
-
-/// Refutations made at the levels of the bound during one solve (one
-/// instance): `(S, T)`, no schedule of makespan at most `T` uses every
-/// tiling of `S`. A level pass that hands its time back leaves those at its
-/// level and above here, and the next pass (the portfolio's last, from the
-/// bound the first reached) excludes them at once instead of deciding their
-/// choices again.
-#[derive(Debug, Default)]
-pub struct LevelRefutations(Mutex<Vec<LevelRefutation>>);
-
-/// `(S, T)`: no schedule of makespan at most `T` uses every tiling of `S`
-/// (`(op, tiling)` pairs).
-type LevelRefutation = (Vec<(u32, u32)>, u64);
-
-impl LevelRefutations {
-    /// Those that still exclude something at `level` and above.
-    fn from(&self, level: u64) -> Vec<LevelRefutation> {
-        let kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        kept.iter().filter(|r| r.1 >= level).cloned().collect()
-    }
-
-    /// Whether no refutation is kept.
-    pub fn is_empty(&self) -> bool {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).is_empty()
-    }
-
-    /// Keeps `refuted` (a pass's, which began from `from`) for the levels
-    /// from `level` on.
-    fn keep(&self, mut refuted: Vec<LevelRefutation>, level: u64) {
-        refuted.retain(|r| r.1 >= level);
-        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = refuted;
-    }
 }
 
 /// What an enumeration proved.

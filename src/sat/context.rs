@@ -21,9 +21,9 @@ use std::time::{Duration, Instant};
 use super::MAX_TIME;
 use super::encode::{Answer, Encoder, Limits, Points, estimate_bytes};
 use super::model::Model;
+use crate::bounds::nogoods::TilingNogoods;
 use crate::instance::{Instance, OpGraph};
-use crate::prep::nogoods::TilingNogoods;
-use crate::solve::Deadline;
+use crate::stop::Deadline;
 use crate::stop::{CpuTimer, Stop};
 
 /// Time of one check in the first round (sub-instances have tens of

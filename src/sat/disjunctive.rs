@@ -15,8 +15,8 @@ use std::rc::Rc;
 
 use varisat::external::{ExternalPropagator, Values};
 
-use crate::prep::theta::ThetaLambda;
-use crate::prep::windows::{EdgeFinding, Found};
+use crate::bounds::theta::ThetaLambda;
+use crate::bounds::windows::{EdgeFinding, Found};
 use varisat::{Lit, Var};
 
 /// Types with more candidate nodes are left to the pair clauses
@@ -33,8 +33,8 @@ pub fn covers(tasks: usize) -> bool {
 }
 
 /// Types of at most this many selected nodes get the sweep
-/// (`prep::windows::EdgeFinding`, `O(n^2)`), larger ones the Θ-Λ tree
-/// (`prep::theta`, `O(n log n)`). The sweep's raises rest on smaller sets
+/// (`bounds::windows::EdgeFinding`, `O(n^2)`), larger ones the Θ-Λ tree
+/// (`bounds::theta`, `O(n log n)`). The sweep's raises rest on smaller sets
 /// (the first `l` that gives a task's best raise; the tree's, the last):
 /// on the memory-tight set at 20 s the sweep up to 64 proved hard-o25-s3 in
 /// 2.5 s where the tree above 32 took 8.8-9.1 s.
@@ -203,7 +203,7 @@ impl Disjunctive {
         }
     }
 
-    /// Overload checking and edge finding (prep/windows.rs, the rule of
+    /// Overload checking and edge finding (bounds/windows.rs, the rule of
     /// models/bounds.md §7) on the loaded windows, forwards (`est`/`lct` as
     /// loaded) or mirrored (time reversed; the caller maps facts back).
     /// Returns an overload's facts, or fills `best` with each task's

@@ -1361,7 +1361,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
             (share > std::time::Duration::ZERO).then(|| {
                 (
                     usize::MAX,
-                    Stop::at(crate::solve::instant_after(Instant::now(), share)),
+                    Stop::at(crate::stop::instant_after(Instant::now(), share)),
                 )
             }),
         ) {

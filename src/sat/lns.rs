@@ -21,13 +21,13 @@ use varisat::Lit;
 use super::encode::{Answer, Encoder, L, Orders};
 use super::model::Model;
 use super::{encode_within, to_schedule};
+use crate::bounds::nogoods::TilingNogoods;
 use crate::graph::NodeGraph;
 use crate::instance::Instance;
-use crate::prep::nogoods::TilingNogoods;
 use crate::rng::SplitMix64;
 use crate::schedule::{Schedule, check};
-use crate::solve::Deadline;
 use crate::stop::CpuTimer;
+use crate::stop::Deadline;
 
 /// First time a neighbourhood gets; it grows when neighbourhoods run out of
 /// time and shrinks when they are settled quickly.

@@ -25,12 +25,12 @@ use super::encode::{Answer, L, Orders};
 use super::lns::{Incumbent, LnsStats, incumbent_of, offer, pick, validated};
 use super::model::Model;
 use super::{encode_within, to_schedule};
+use crate::bounds::nogoods::TilingNogoods;
 use crate::instance::Instance;
-use crate::prep::nogoods::TilingNogoods;
 use crate::rng::SplitMix64;
 use crate::schedule::Schedule;
-use crate::solve::{Deadline, instant_after};
 use crate::stop::CpuTimer;
+use crate::stop::{Deadline, instant_after};
 
 /// Time a neighbourhood gets at first; it grows when neighbourhoods run out
 /// of time and shrinks when they are settled quickly.
@@ -625,12 +625,12 @@ mod tests {
             ..Default::default()
         };
         let start = crate::list::solve(&inst, &opts).schedule.unwrap();
-        let ng = crate::prep::nogoods::TilingNogoods::default();
+        let ng = crate::bounds::nogoods::TilingNogoods::default();
         let all = ng.candidates(&inst);
         assert!(all.iter().all(|c| c.len() == 2));
         let view = super::View::of(&inst, &all, &start).unwrap();
         assert_eq!(view.makespan, 20);
-        let deadline = crate::solve::Deadline::after(std::time::Duration::from_secs(60));
+        let deadline = crate::stop::Deadline::after(std::time::Duration::from_secs(60));
         for seed in 1..=4 {
             let mut rng = crate::rng::SplitMix64::stream(seed, 0);
             let kicked = super::kick(

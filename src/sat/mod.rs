@@ -9,6 +9,7 @@ pub mod choices;
 pub mod context;
 pub mod disjunctive;
 pub mod encode;
+pub mod engine;
 pub mod holds;
 pub mod lns;
 pub mod lns_windows;
@@ -19,11 +20,11 @@ use std::time::{Duration, Instant};
 
 use crate::instance::Instance;
 use crate::schedule::Schedule;
-use crate::solve::{
-    BudgetStage, Deadline, NoteKind, SolveOptions, SolveResult, Status, StepAside, instant_after,
-};
+use crate::solve::{BudgetStage, NoteKind, SolveOptions, SolveResult, Status, StepAside};
+use crate::stop::{Deadline, instant_after};
 
-use certify::{Certificate, Certifier, NotCertified};
+use crate::certificate::{Certificate, Certifier};
+use certify::NotCertified;
 use encode::{
     Answer, BYTES_PER_CLAUSE, BYTES_PER_LIT, Decoded, EncodeStop, Encoder, LITS_PER_CLAUSE, Limits,
     Points, estimate, estimate_bytes, event_points,
@@ -83,11 +84,6 @@ impl std::fmt::Display for Declined {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.message)
     }
-}
-
-/// The SAT engine run alone (`engine::SatEngine` through `engine::solve`).
-pub fn solve(inst: &Instance, opts: &SolveOptions) -> SolveResult {
-    crate::engine::solve(&crate::engine::SatEngine::default(), inst, opts)
 }
 
 /// Converts a decoded model into a schedule in the crate's node numbering, with
@@ -724,14 +720,11 @@ impl Descent {
                 .first_answer_by
                 .is_some_and(|by| Instant::now() >= by)
         {
-            res.note_as(
-                NoteKind::GaveUp,
-                format!(
-                    "makespan <= {} undecided after {:.1} s, no probe answered: search given up",
-                    cx.time(t),
-                    t1.elapsed().as_secs_f64()
-                ),
-            );
+            res.hand_back(format!(
+                "makespan <= {} undecided after {:.1} s, no probe answered: search given up",
+                cx.time(t),
+                t1.elapsed().as_secs_f64()
+            ));
             self.interrupted = true;
             return Flow::Stop;
         }
@@ -745,15 +738,12 @@ impl Descent {
             return Flow::Go;
         }
         if cx.policy.hand_back_when_stuck {
-            res.note_as(
-                NoteKind::GaveUp,
-                format!(
-                    "makespan <= {} undecided after {:.1} s: search handed back (models below \
+            res.hand_back(format!(
+                "makespan <= {} undecided after {:.1} s: search handed back (models below \
                      the incumbent are hard to find)",
-                    cx.time(t),
-                    t1.elapsed().as_secs_f64()
-                ),
-            );
+                cx.time(t),
+                t1.elapsed().as_secs_f64()
+            ));
             self.interrupted = true;
             return Flow::Stop;
         }

@@ -124,7 +124,7 @@ impl<'a> Model<'a> {
     /// Forbids the refuted combinations of `ng` whose tilings are all
     /// candidates here (models/sat.md §1.2): the encoding gets `¬y ∨ ... ∨ ¬y`
     /// for each.
-    pub fn forbid(&mut self, ng: &crate::prep::nogoods::TilingNogoods) {
+    pub fn forbid(&mut self, ng: &crate::bounds::nogoods::TilingNogoods) {
         let slot_of = |&(op, t): &(u32, u32)| {
             self.op_slots[op as usize]
                 .clone()
@@ -354,7 +354,7 @@ impl<'a> Model<'a> {
     fn heads_tails(&mut self) {
         let order = self.inst.graph.topo_order();
         let (op_head, op_tail) =
-            crate::prep::heads::op_heads_tails(&self.inst.graph, &order, &self.min_cp, |o| {
+            crate::bounds::heads::op_heads_tails(&self.inst.graph, &order, &self.min_cp, |o| {
                 self.present(o) && !self.can_be_empty[o as usize]
             });
         self.op_head = op_head;

@@ -1,4 +1,4 @@
-//! The SAT model's window net (prep::windows, models/bounds.md §7): the
+//! The SAT model's window net (bounds::windows, models/bounds.md §7): the
 //! nodes every schedule has (ops with one candidate tiling), their edges, and
 //! the unary resources among them. It gives the search a destructive lower
 //! bound before the first probe and, per probed makespan, windows the encoder
@@ -8,12 +8,12 @@ use std::time::Instant;
 
 use super::model::Model;
 use crate::bounds::Bound;
+use crate::bounds::nogoods::TilingNogoods;
+use crate::bounds::timetable::Cumulative;
+use crate::bounds::windows::{Net, Windows};
 use crate::instance::Instance;
-use crate::prep::nogoods::TilingNogoods;
-use crate::prep::timetable::Cumulative;
-use crate::prep::windows::{Net, Windows};
-use crate::solve::{Deadline, instant_after};
 use crate::stop::Stop;
+use crate::stop::{Deadline, instant_after};
 
 /// Candidate nodes the bound builds a model for at most (the model takes
 /// tens of bytes a node and is not interruptible).

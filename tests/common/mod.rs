@@ -247,7 +247,7 @@ pub fn list_schedule(inst: &tmin::instance::Instance, ms: u64) -> tmin::schedule
         time_limit: std::time::Duration::from_millis(ms),
         ..tmin::solve::SolveOptions::default()
     };
-    tmin::list::solve(inst, &opts)
+    tmin::pipeline::solve(&tmin::list::engine::ListEngine::default(), inst, &opts)
         .schedule
         .expect("a list schedule")
 }
@@ -262,7 +262,9 @@ pub fn weak_list_schedule(inst: &tmin::instance::Instance) -> tmin::schedule::Sc
             time_limit: std::time::Duration::from_millis(ms),
             ..tmin::solve::SolveOptions::default()
         };
-        if let Some(s) = tmin::list::solve(inst, &opts).schedule {
+        if let Some(s) =
+            tmin::pipeline::solve(&tmin::list::engine::ListEngine::default(), inst, &opts).schedule
+        {
             return s;
         }
     }
@@ -285,6 +287,6 @@ pub fn sat_optimum(inst: &tmin::instance::Instance) -> Option<u128> {
         time_limit: std::time::Duration::from_secs(10),
         ..tmin::solve::SolveOptions::default()
     };
-    let r = tmin::engine::solve(&tmin::engine::SatEngine::default(), inst, &opts);
+    let r = tmin::pipeline::solve(&tmin::sat::engine::SatEngine::default(), inst, &opts);
     (r.status == tmin::solve::Status::Optimal).then(|| r.makespan.unwrap())
 }

@@ -35,7 +35,7 @@
 
 use crate::instance::TypeIdx;
 use crate::schedule::Schedule;
-use crate::solve::Deadline;
+use crate::stop::Deadline;
 
 use super::profile::Profile;
 use super::{Model, Pass, Stop};

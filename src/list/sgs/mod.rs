@@ -51,7 +51,7 @@ use std::collections::BinaryHeap;
 use crate::graph::NodeGraph;
 use crate::instance::TypeIdx;
 use crate::schedule::Schedule;
-use crate::solve::Deadline;
+use crate::stop::Deadline;
 
 pub use guide::Guide;
 

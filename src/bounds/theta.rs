@@ -282,7 +282,7 @@ impl ThetaLambda {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::prep::windows::EdgeFinding;
+    use crate::bounds::windows::EdgeFinding;
     use crate::rng::SplitMix64;
 
     /// Whether `f` holds of the windows: an overload's set does not fit; a

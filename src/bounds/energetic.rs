@@ -84,7 +84,7 @@ pub fn resources(
         for op in 0..inst.graph.n_ops() as u32 {
             let (oh, ot) = (op_head[op as usize], op_tail[op as usize]);
             let mut alts: Vec<Vec<Part>> = Vec::new();
-            for t in crate::bounds::tilings_of(inst, cands, op) {
+            for t in crate::bounds::combinatorial::tilings_of(inst, cands, op) {
                 let mut alt = Vec::new();
                 for v in lib.tilings[t as usize].nodes() {
                     let vi = v as usize;

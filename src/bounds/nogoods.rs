@@ -5,6 +5,8 @@
 //! tiling-choice relaxation and the SAT encoding then range over what is
 //! left. Pure data: which tilings each bound may assume.
 
+use std::sync::Mutex;
+
 use crate::instance::Instance;
 
 /// The tilings every bound and engine ranges over, and the pairs excluded.
@@ -64,5 +66,38 @@ impl TilingNogoods {
             self.pairs.len(),
             self.seconds
         )
+    }
+}
+
+/// Refutations made at the levels of the bound during one solve (one
+/// instance): `(S, T)`, no schedule of makespan at most `T` uses every
+/// tiling of `S`. A level pass that hands its time back leaves those at its
+/// level and above here, and the next pass (the portfolio's last, from the
+/// bound the first reached) excludes them at once instead of deciding their
+/// choices again.
+#[derive(Debug, Default)]
+pub struct LevelRefutations(Mutex<Vec<LevelRefutation>>);
+
+/// `(S, T)`: no schedule of makespan at most `T` uses every tiling of `S`
+/// (`(op, tiling)` pairs).
+pub type LevelRefutation = (Vec<(u32, u32)>, u64);
+
+impl LevelRefutations {
+    /// Those that still exclude something at `level` and above.
+    pub fn from(&self, level: u64) -> Vec<LevelRefutation> {
+        let kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        kept.iter().filter(|r| r.1 >= level).cloned().collect()
+    }
+
+    /// Whether no refutation is kept.
+    pub fn is_empty(&self) -> bool {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).is_empty()
+    }
+
+    /// Keeps `refuted` (a pass's, which began from `from`) for the levels
+    /// from `level` on.
+    pub fn keep(&self, mut refuted: Vec<LevelRefutation>, level: u64) {
+        refuted.retain(|r| r.1 >= level);
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = refuted;
     }
 }

@@ -310,7 +310,7 @@ struct CandNode {
 
 /// Head-body-tail per core type over the chosen tilings' nodes: a node `v` of
 /// op `o` starts at or after `h(v) = head(o) + intra head` and ends by
-/// `T - q(v)`, `q(v) = tail(o) + intra tail` (prep::heads::intra_paths). For a
+/// `T - q(v)`, `q(v) = tail(o) + intra tail` (bounds::heads::intra_paths). For a
 /// level `h`, the type-`c` nodes with `h(v) >= h` run inside `[h, T - q_min]`,
 /// `q_min` the least `q(v)` among the candidates' such nodes:
 /// `K_c T >= sum over (o, t) of x(o,t) * (their work in t) + K_c (h + q_min)`,
@@ -326,7 +326,7 @@ fn head_load_tail_rows(
     until: Instant,
 ) -> Option<()> {
     let lib = &inst.library;
-    let (intra_head, intra_after) = crate::prep::heads::intra_paths(lib);
+    let (intra_head, intra_after) = crate::bounds::heads::intra_paths(lib);
     // Per core type: every candidate node (in time units).
     let n_types = inst.platform.cores.len();
     let mut nodes: Vec<Vec<CandNode>> = vec![Vec::new(); n_types];
@@ -658,37 +658,13 @@ impl<'r> Enumeration<'r> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::milp::aggregate::{Master, solve_relaxation};
-    use crate::solve::Deadline;
-    use std::time::Duration;
-
-    /// Every whole choice (candidate indices by op), in the odometer's order.
-    fn every_choice(r: &Relaxation) -> Vec<Vec<u32>> {
-        let mut out = vec![vec![]];
-        for ts in &r.cands {
-            out = out
-                .into_iter()
-                .flat_map(|c| {
-                    (0..ts.len() as u32).map(move |k| {
-                        let mut c = c.clone();
-                        c.push(k);
-                        c
-                    })
-                })
-                .collect();
-        }
-        out
-    }
-
+impl Relaxation {
     /// The relaxed makespan (units) of a whole choice, given as candidate
-    /// indices by op: every row and the chain evaluated whole, the oracle
-    /// for the enumeration's cuts on partial choices.
-    fn value(r: &Relaxation, choice: &[u32]) -> u64 {
-        let mut t = r.least;
-        for row in &r.rows {
+    /// indices by op: every row and the chain evaluated whole (the oracle
+    /// the enumeration's cuts on partial choices are tested against).
+    pub fn value(&self, choice: &[u32]) -> u64 {
+        let mut t = self.least;
+        for row in &self.rows {
             let mut sum = 0u128;
             let mut any = row.certain;
             for &(o, k, c) in &row.terms {
@@ -702,11 +678,37 @@ mod tests {
             }
             t = t.max(u64::try_from(sum.div_ceil(row.scale)).unwrap_or(u64::MAX));
         }
-        let cp: Vec<u64> = (0..r.cands.len())
-            .map(|o| r.chain.cp[o][choice[o] as usize])
+        let cp: Vec<u64> = (0..self.cands.len())
+            .map(|o| self.chain.cp[o][choice[o] as usize])
             .collect();
-        t.max(r.chain.longest(&cp, &mut Vec::new()))
+        t.max(self.chain.longest(&cp, &mut Vec::new()))
     }
+
+    /// Every whole choice (candidate indices by op), in the odometer's
+    /// order: the tests' oracle (there are as many as the product of the
+    /// candidate counts).
+    pub fn every_choice(&self) -> Vec<Vec<u32>> {
+        let mut out = vec![vec![]];
+        for ts in &self.cands {
+            out = out
+                .into_iter()
+                .flat_map(|c| {
+                    (0..ts.len() as u32).map(move |k| {
+                        let mut c = c.clone();
+                        c.push(k);
+                        c
+                    })
+                })
+                .collect();
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
 
     fn far() -> Instant {
         Instant::now() + Duration::from_secs(3600)
@@ -717,9 +719,10 @@ mod tests {
     fn small(seed: u64) -> (Instance, Bounds, Relaxation) {
         let cfg = crate::generate::memory_tight(seed, 6, (2, 5));
         let inst = crate::generate::generate(&cfg).unwrap().instance;
-        let bounds = crate::bounds::lower_bounds(&inst);
-        let dl = Deadline::after(Duration::from_secs(60));
-        let r = crate::milp::aggregate::relaxation(&inst, &bounds, &dl).unwrap();
+        let bounds = crate::bounds::combinatorial::lower_bounds(&inst);
+        let cands = crate::prep::dominance::candidates_of_every_op(&inst);
+        let unit = crate::prep::unit::duration_unit(&inst.library, cands.iter().flatten().copied());
+        let r = Relaxation::new(&inst, &bounds, cands, unit, far()).unwrap();
         (inst, bounds, r)
     }
 
@@ -743,8 +746,8 @@ mod tests {
         let mut checked = 0;
         for seed in 1..=8 {
             let (_, _, r) = small(seed);
-            let all = every_choice(&r);
-            let values: Vec<u64> = all.iter().map(|c| value(&r, c)).collect();
+            let all = r.every_choice();
+            let values: Vec<u64> = all.iter().map(|c| r.value(c)).collect();
             let (lo, hi) = (*values.iter().min().unwrap(), *values.iter().max().unwrap());
             // Random nogoods: parts of random choices.
             let mut nogoods: Vec<Vec<(u32, u32)>> = Vec::new();
@@ -817,42 +820,11 @@ mod tests {
         );
     }
 
-    /// The MILP reads the same rows: its optimum is the least value of a
-    /// whole choice, and within a makespan it finds a choice exactly when
-    /// the enumeration does.
-    #[test]
-    fn the_milp_and_the_enumeration_agree() {
-        for seed in 1..=8 {
-            let (_, bounds, r) = small(seed);
-            let least = every_choice(&r).iter().map(|c| value(&r, c)).min().unwrap();
-            let dl = Deadline::after(Duration::from_secs(60));
-            let Some(Master::Value(b, Some(choice))) =
-                solve_relaxation(&r, &bounds, &[], None, &dl)
-            else {
-                panic!("seed {seed}: the MILP was not solved");
-            };
-            assert_eq!(b.value, least * r.unit, "seed {seed}");
-            let ks: Vec<u32> = (0..r.cands.len())
-                .map(|o| r.cands[o].iter().position(|&t| t == choice[o]).unwrap() as u32)
-                .collect();
-            assert_eq!(value(&r, &ks), least, "seed {seed}: its choice");
-            for cap in [least - 1, least, least + 3] {
-                let milp = solve_relaxation(&r, &bounds, &[], Some(cap * r.unit), &dl);
-                let enumerated = r.next_within(cap, &[], None, None, u64::MAX, far());
-                assert_eq!(
-                    matches!(milp, Some(Master::Value(..))),
-                    matches!(enumerated, Next::Choice(_)),
-                    "seed {seed}, makespan {cap}"
-                );
-            }
-        }
-    }
-
     /// Out of nodes, the enumeration says so instead of guessing.
     #[test]
     fn the_enumeration_out_of_nodes_is_unknown() {
         let (_, _, r) = small(1);
-        let cap = every_choice(&r).iter().map(|c| value(&r, c)).max().unwrap();
+        let cap = r.every_choice().iter().map(|c| r.value(c)).max().unwrap();
         let within = |nodes| r.next_within(cap, &[], None, None, nodes, far());
         assert!(matches!(within(u64::MAX), Next::Choice(_)));
         assert_eq!(within(1), Next::Unknown);

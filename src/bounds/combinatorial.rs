@@ -1,50 +1,19 @@
-//! Lower bounds on the optimal makespan, valid for every tiling choice.
+//! The combinatorial bounds (models/bounds.md §1-5): critical path, core
+//! loads, head-body-tail per core type, Jackson's preemptive bound on
+//! one-core types, memory areas; energetic reasoning (§8) on top.
 //!
-//! The proofs are in `models/bounds.md`. Every quantity here is a minimum over an
-//! op's usable tilings, so no choice of tilings can beat it; sums saturate at
-//! u64::MAX (saturating a lower bound down keeps it a lower bound only if we never
-//! saturate upwards, which a saturating add never does). No loop here advances
-//! a clock in u64: a saturated clock would stop advancing (`jackson_preemptive`
-//! runs in u128).
+//! Every quantity here is a minimum over an op's usable tilings, so no choice
+//! of tilings can beat it; sums saturate at u64::MAX (saturating a lower
+//! bound down keeps it a lower bound only if we never saturate upwards, which
+//! a saturating add never does). No loop here advances a clock in u64: a
+//! saturated clock would stop advancing (`jackson_preemptive` runs in u128).
 
-use crate::instance::Instance;
-use crate::prep::heads::{
+use super::heads::{
     Item, div_ceil_u128, head_body_tail, intra_paths, jackson_preemptive, op_heads_tails,
 };
-use crate::prep::nogoods::TilingNogoods;
-
-/// One named lower bound.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Bound {
-    pub value: u64,
-    /// Which argument, e.g. "critical path", "core type 2 load".
-    pub source: String,
-}
-
-/// All bounds computed for an instance, and the best one.
-#[derive(Clone, Debug)]
-pub struct Bounds {
-    pub all: Vec<Bound>,
-    pub best: Bound,
-    /// Per op: longest chain of ops that must run before it (sum of minimal
-    /// critical paths), and after it.
-    pub op_head: Vec<u64>,
-    pub op_tail: Vec<u64>,
-    /// Tiling choices refuted before search (models/sat.md §1.2): every bound
-    /// after them ranges over what is left, and so do the exact engines.
-    pub nogoods: TilingNogoods,
-}
-
-impl Bounds {
-    /// Adds a bound proven elsewhere (e.g. the tiling-choice relaxation,
-    /// models/bounds.md §6); it becomes the best when it is larger.
-    pub fn add(&mut self, b: Bound) {
-        if b.value > self.best.value {
-            self.best = b.clone();
-        }
-        self.all.push(b);
-    }
-}
+use super::nogoods::TilingNogoods;
+use super::{Bound, Bounds};
+use crate::instance::Instance;
 
 /// Per op, over its usable tilings: minimal critical path, minimal work per core
 /// type, minimal memory area per memory type, and whether it can be empty.
@@ -199,8 +168,8 @@ pub fn lower_bounds_over(inst: &Instance, cands: Option<&[Vec<u32>]>) -> Bounds 
     // Energetic reasoning starts from the best of the others: it only ever
     // raises them (models/bounds.md §8).
     let lo = all.iter().map(|b| b.value).max().unwrap_or(0);
-    let res = crate::prep::energetic::resources(inst, cands, &head, &tail, &paths);
-    if let (v, Some(src)) = crate::prep::energetic::bound(&res, lo) {
+    let res = crate::bounds::energetic::resources(inst, cands, &head, &tail, &paths);
+    if let (v, Some(src)) = crate::bounds::energetic::bound(&res, lo) {
         all.push(Bound {
             value: v,
             source: format!("{src} energetic reasoning"),

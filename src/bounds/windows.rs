@@ -1,6 +1,6 @@
 //! Start windows under a makespan: precedence, unary-resource reasoning
 //! (edge finding, overload) and cumulative timetables (several cores, memory
-//! holds: prep::timetable) to a fixpoint, and shaving on top of it
+//! holds: bounds::timetable) to a fixpoint, and shaving on top of it
 //! (models/bounds.md §7). For a deadline `T`, every task `v` gets
 //! `est_v <= s_v` and `s_v + p_v <= lct_v` that hold in *every* schedule of
 //! makespan `<= T`; a task whose window empties proves that no such schedule
