@@ -96,7 +96,8 @@ fn ft06_optimum_55_is_certified_by_a_checked_proof() {
     assert_eq!(r.status, Status::Optimal, "{:?}", r.notes);
     assert_eq!(r.makespan, Some(55));
     assert_eq!(r.lower_bound, 55);
-    let done = conclude(&c, &mut r);
+    let done = conclude(&c, &r);
+    r.notes.push(done.note.clone());
     assert!(done.final_bound_certified, "{:?}", r.notes);
     // The last UNSAT answer is the optimality proof: makespan <= 54.
     let last = done.certificates.last().expect("a certificate");
@@ -179,7 +180,8 @@ fn example1_bound_rests_on_no_sat_answer() {
         let (mut r, c) = solve_certified(&i, &dir, "example1", engine);
         assert_eq!(r.status, Status::Optimal, "{:?}", r.notes);
         assert_eq!(r.makespan, Some(38));
-        let done = conclude(&c, &mut r);
+        let done = conclude(&c, &r);
+        r.notes.push(done.note.clone());
         assert!(done.certificates.is_empty());
         assert!(!done.final_bound_certified);
         assert!(
@@ -219,7 +221,8 @@ GetInferenceScheResult([],[[1,1,1],[2,2,1]])",
     let (mut r, c) = solve_certified(&i, &dir, "unit", "sat");
     assert_eq!(r.status, Status::Optimal, "{:?}", r.notes);
     assert_eq!(r.makespan, Some(10));
-    let done = conclude(&c, &mut r);
+    let done = conclude(&c, &r);
+    r.notes.push(done.note.clone());
     assert!(done.final_bound_certified, "{:?}", r.notes);
     let last = done.certificates.last().unwrap();
     assert_eq!(last.claim, "no schedule with makespan <= 8");
@@ -248,7 +251,8 @@ fn generated_memory_bound_instance_with_lazy_cuts_is_certified() {
     let (mut r, c) = solve_certified(&g.instance, &dir, "gen", "sat");
     assert_eq!(r.status, Status::Optimal, "{:?}", r.notes);
     assert!(r.bound_source.starts_with("SAT"), "{}", r.bound_source);
-    let done = conclude(&c, &mut r);
+    let done = conclude(&c, &r);
+    r.notes.push(done.note.clone());
     assert!(done.final_bound_certified, "{:?}", r.notes);
     let last = done.certificates.last().unwrap();
     assert_eq!(last.bound, Some(r.lower_bound));
@@ -284,7 +288,8 @@ GetInferenceScheResult([[1,2],[1,3]],[[1,1,1],[2,2,1],[3,2,1]])",
     for engine in ["sat", "auto"] {
         let (mut r, c) = solve_certified(&i, &dir, "infeasible", engine);
         assert_eq!(r.status, Status::Infeasible, "{:?}", r.notes);
-        let done = conclude(&c, &mut r);
+        let done = conclude(&c, &r);
+        r.notes.push(done.note.clone());
         assert!(done.final_bound_certified, "{:?}", r.notes);
         let x = done.certificates.iter().find(|x| x.infeasible).unwrap();
         assert_eq!(x.cnf, dir.join("infeasible-T3.cnf"));
@@ -345,7 +350,8 @@ fn pruned_tilings_are_certified() {
         Some(&c),
     );
     assert_eq!(r.makespan, Some(18), "{:?}", r.notes);
-    let done = conclude(&c, &mut r);
+    let done = conclude(&c, &r);
+    r.notes.push(done.note.clone());
     let pruned = done
         .certificates
         .iter()
@@ -366,7 +372,8 @@ fn infeasibility_by_pruning_is_certified() {
     let i = inst(include_str!("data/cases/memory-deadlock.txt"), "never.txt");
     let (mut r, c) = solve_certified(&i, &dir, "never", "sat");
     assert_eq!(r.status, Status::Infeasible, "{:?}", r.notes);
-    let done = conclude(&c, &mut r);
+    let done = conclude(&c, &r);
+    r.notes.push(done.note.clone());
     assert!(done.final_bound_certified, "{:?}", r.notes);
     assert_eq!(done.certificates.len(), 1);
     assert_eq!(

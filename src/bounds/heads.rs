@@ -1,6 +1,6 @@
-//! Heads and tails: how early work can start and how long after it the
-//! schedule must still run, and the one-resource bounds built on them
-//! (models/bounds.md). The combinatorial bounds and the MILP's per-combination
+//! Heads and tails (models/bounds.md, "Op heads and tails", §3-4): how
+//! early work can start and how long after it the schedule must still run,
+//! and the one-resource bounds built on them. The combinatorial bounds and the MILP's per-combination
 //! bounds both use these.
 
 use crate::instance::{Library, OpGraph};

@@ -1,4 +1,5 @@
-//! Overload checking and edge finding on one unary resource in
+//! The window net's edge finding (models/bounds.md §7): overload checking
+//! and edge finding on one unary resource in
 //! `O(n log n)` (Vilím's Θ-Λ tree), with the sets each conclusion rests on:
 //! the same conclusions, in the same form (`windows::Found`), as
 //! `windows::EdgeFinding`, whose `O(n^2)` sweep costs too much on the

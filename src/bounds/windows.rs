@@ -1,4 +1,5 @@
-//! Start windows under a makespan: precedence, unary-resource reasoning
+//! The window net (models/bounds.md §7). Start windows under a makespan:
+//! precedence, unary-resource reasoning
 //! (edge finding, overload) and cumulative timetables (several cores, memory
 //! holds: bounds::timetable) to a fixpoint, and shaving on top of it
 //! (models/bounds.md §7). For a deadline `T`, every task `v` gets

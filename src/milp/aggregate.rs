@@ -1,4 +1,4 @@
-//! A lower bound that couples the tiling choices (models/bounds.md §7).
+//! A lower bound that couples the tiling choices (models/bounds.md §6).
 //!
 //! The combinatorial bounds take, for each core type separately, every op's
 //! least work over its tilings; but the tiling with the least work on one

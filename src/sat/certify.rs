@@ -497,12 +497,15 @@ pub struct Conclusion {
     /// certificate written.
     pub final_bound_certified: bool,
     pub certificates: Vec<Certificate>,
+    /// For the result's notes: which reported claim the certificates
+    /// certify, or why nothing was (`NoteKind::Certificate`).
+    pub note: crate::solve::Note,
 }
 
-/// Compares the certificates written with the result `r` and notes which
-/// reported claim they certify, or why nothing was (a bound from
-/// models/bounds.md rather than a SAT answer, a probe that ran out of time).
-pub fn conclude(c: &Certifier, r: &mut crate::solve::SolveResult) -> Conclusion {
+/// Compares the certificates written with the result `r`: which reported
+/// claim they certify, or why nothing was (a bound from models/bounds.md
+/// rather than a SAT answer, a probe that ran out of time).
+pub fn conclude(c: &Certifier, r: &crate::solve::SolveResult) -> Conclusion {
     use crate::solve::Status;
     let certificates = c.certificates();
     let files = |x: &Certificate| format!("{} and {}", x.cnf.display(), x.proof.display());
@@ -516,29 +519,26 @@ pub fn conclude(c: &Certifier, r: &mut crate::solve::SolveResult) -> Conclusion 
     } else {
         String::new()
     };
-    let certified = if r.status == Status::Infeasible {
+    let (certified, text) = if r.status == Status::Infeasible {
         // Infeasible either by UNSAT at the horizon, or (pruning only) by an
         // op whose every candidate tiling was proven never schedulable.
         let at_horizon = certificates.iter().find(|x| x.infeasible);
         match at_horizon {
-            Some(x) => certificate_note(
-                r,
+            Some(x) => (
                 true,
                 format!(
                     "--certify: the infeasibility is certified by {}{also}",
                     files(x)
                 ),
             ),
-            None if pruning > 0 && by_bound.clone().next().is_none() => certificate_note(
-                r,
+            None if pruning > 0 && by_bound.clone().next().is_none() => (
                 true,
                 format!(
                     "--certify: the infeasibility rests on the {pruning} pruning certificate(s) \
                      written (tilings never schedulable even alone)"
                 ),
             ),
-            None => certificate_note(
-                r,
+            None => (
                 false,
                 "--certify: the infeasibility is not certified (it rests on no SAT answer \
                      that was certified)"
@@ -549,8 +549,7 @@ pub fn conclude(c: &Certifier, r: &mut crate::solve::SolveResult) -> Conclusion 
         let bound = r.lower_bound;
         let best = by_bound.clone().max_by_key(|x| x.bound);
         match best {
-            Some(x) if x.bound >= Some(bound) => certificate_note(
-                r,
+            Some(x) if x.bound >= Some(bound) => (
                 true,
                 format!(
                     "--certify: the lower bound {bound} is certified by {} ({}){also}",
@@ -558,8 +557,7 @@ pub fn conclude(c: &Certifier, r: &mut crate::solve::SolveResult) -> Conclusion 
                     x.claim
                 ),
             ),
-            Some(x) => certificate_note(
-                r,
+            Some(x) => (
                 false,
                 format!(
                     "--certify: the lower bound {bound} ({}) is not certified; the largest \
@@ -568,13 +566,11 @@ pub fn conclude(c: &Certifier, r: &mut crate::solve::SolveResult) -> Conclusion 
                     x.bound.unwrap_or(0)
                 ),
             ),
-            None if bound == 0 => certificate_note(
-                r,
+            None if bound == 0 => (
                 false,
                 "--certify: nothing to certify (lower bound 0)".to_string(),
             ),
-            None => certificate_note(
-                r,
+            None => (
                 false,
                 format!(
                     "--certify: nothing certified: the lower bound {bound} ({}) rests on no \
@@ -587,14 +583,11 @@ pub fn conclude(c: &Certifier, r: &mut crate::solve::SolveResult) -> Conclusion 
     Conclusion {
         final_bound_certified: certified,
         certificates,
+        note: crate::solve::Note {
+            kind: crate::solve::NoteKind::Certificate { certified },
+            text,
+        },
     }
-}
-
-/// Adds the note saying whether the result's bound (or infeasibility) is
-/// certified, typed (`NoteKind::Certificate`); returns `certified`.
-fn certificate_note(r: &mut crate::solve::SolveResult, certified: bool, text: String) -> bool {
-    r.note_as(crate::solve::NoteKind::Certificate { certified }, text);
-    certified
 }
 
 /// The `certify` object of `tmin solve --json`.

@@ -1,0 +1,44 @@
+//! `tmin check`: every rule of a schedule, and with --bound its gap to the
+//! proven bounds.
+
+use std::process::ExitCode;
+
+use tmin::report;
+use tmin::schedule::check_reader;
+
+use crate::io::{Failure, open_input, print_out, read_instance};
+
+/// `tmin check`: every rule of a schedule, and with --bound the gap to the
+/// proven bounds. Exit 0 when legal, 1 when not.
+pub(crate) fn check_cmd(
+    instance: &std::path::Path,
+    schedule: &std::path::Path,
+    json: bool,
+    max_violations: usize,
+    bound: bool,
+) -> Result<ExitCode, Failure> {
+    if instance.as_os_str() == "-" && schedule.as_os_str() == "-" {
+        return Err(Failure::Usage(
+            "instance and schedule cannot both be read from stdin".into(),
+        ));
+    }
+    let t0 = std::time::Instant::now();
+    let inst = read_instance(instance)?;
+    let (src, name) = open_input(schedule)?;
+    let rep = check_reader(&inst, std::io::BufReader::new(src), &name, max_violations)?;
+    log::info!("checked in {:.3} s", t0.elapsed().as_secs_f64());
+    // The same bounds as `tmin bound` (the relaxation on at most 2 s).
+    let bounds = (bound && rep.is_legal())
+        .then(|| tmin::pipeline::bounds::proven_bounds(&inst, std::time::Duration::from_secs(2)));
+    let b = bounds.as_ref().map(|x| report::CheckBound {
+        value: x.best.value,
+        source: &x.best.source,
+    });
+    if json {
+        let v = report::check_json(&inst.name, &name, &rep, b.as_ref());
+        print_out(&format!("{v}\n"))?;
+    } else {
+        print_out(&report::check_text(&rep, b.as_ref()))?;
+    }
+    Ok(ExitCode::from(if rep.is_legal() { 0 } else { 1 }))
+}
