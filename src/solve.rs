@@ -458,6 +458,16 @@ impl SolveResult {
         self.handed_back |= other.handed_back;
     }
 
+    /// Takes over `from`'s history: its notes (before this result's own)
+    /// and its flags (`carry_flags`). For a result built anew from an
+    /// earlier one, so that nothing the earlier one recorded is lost.
+    pub fn take_history(&mut self, from: &mut SolveResult) {
+        let mut notes = std::mem::take(&mut from.notes);
+        notes.append(&mut self.notes);
+        self.notes = notes;
+        self.carry_flags(from);
+    }
+
     /// Notes that the search hands its time back (`handed_back`).
     pub fn hand_back(&mut self, note: impl Into<String>) {
         self.note_as(NoteKind::GaveUp, note);
@@ -618,5 +628,30 @@ mod tests {
         assert_eq!(texts(&r), ["x", "y", "a", "b", "c"]);
         let r = merge(with(&["x", "a"]), with(&["y", "x"]));
         assert_eq!(texts(&r), ["x", "a", "y", "x"]);
+    }
+
+    /// A result built anew from an earlier one keeps its notes and flags:
+    /// the portfolio's rounds decide on `handed_back`.
+    #[test]
+    fn a_new_result_takes_the_history_of_the_old() {
+        let mut old = unknown("sat");
+        old.note("first");
+        old.hand_back("given up");
+        old.internal("a bug");
+        let mut new = unknown("sat");
+        new.note("second");
+        new.take_history(&mut old);
+        let texts: Vec<&str> = new.notes.iter().map(|n| n.text.as_str()).collect();
+        assert_eq!(
+            texts[..3],
+            ["first", "given up", "internal error: a bug"][..]
+        );
+        assert_eq!(texts.last(), Some(&"second"));
+        assert!(new.handed_back);
+        assert!(new.internal_error.is_some());
+        // And a merge carries it too.
+        let mut handed = unknown("sat");
+        handed.hand_back("given up");
+        assert!(merge(unknown("list"), handed).handed_back);
     }
 }

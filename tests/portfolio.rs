@@ -55,6 +55,25 @@ fn auto_proves_the_task_book_example_and_ft06() {
     legal(&inst, &r);
 }
 
+/// ft10 with one thread: the SAT rounds on core orders hand their time back
+/// where models come slowly, the tabu search improves the schedule, and SAT
+/// starts again from it (portfolio.rs, `order_rounds`), which proves 930 in
+/// a few seconds. The rounds read `SolveResult::handed_back`: a search that
+/// rebuilt its result without the flag once ended the rounds after the
+/// first, and ft10 stayed open at 944 / 886 after 60 s.
+#[test]
+fn auto_resumes_sat_after_a_round_hands_back() {
+    let inst = jsp("ft10");
+    let r = solve(&inst, &opts(60, 1), &MilpOptions::default());
+    assert_eq!(
+        (r.status, r.makespan, r.lower_bound),
+        (Status::Optimal, Some(930), 930),
+        "{:?}",
+        r.notes
+    );
+    legal(&inst, &r);
+}
+
 #[test]
 fn two_threads_stop_the_other_engine_once_one_proves() {
     // orb02 is proven by SAT in a few seconds (the incumbent step and the

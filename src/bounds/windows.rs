@@ -219,8 +219,7 @@ impl Net {
         let mut tasks: Vec<u32> = self.resources.iter().flatten().copied().collect();
         if tasks.is_empty() {
             // Shaving the tasks of the unary resources cuts as much as
-            // shaving every memory task too, in three quarters of the time
-            // (hard-o12-s4's choices at 111-113, 2026-11-26): the timetables
+            // shaving every memory task too, in less time: the timetables
             // still propagate each shaving step. Without a unary resource
             // the cumulative tasks are all there is to shave.
             tasks.extend(self.cumulative.iter().flat_map(|c| c.tasks.iter().copied()));

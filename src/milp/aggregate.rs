@@ -240,10 +240,10 @@ fn model(
     }
     // Each row `scale T >= sum + owed [some term chosen]`, with the
     // indicator `y >= x` for each term where no op is certain to have one.
-    // Written in their former order (the loads and areas, the chains, then
-    // the head-and-load rows): HiGHS breaks ties between optimal choices by
-    // it and the choice search proposes in it (another order: 12, 12, 12 of
-    // the memory-tight set's 14 at 20 s against 12, 14, 13, 2026-11-27).
+    // Written in a fixed order (the loads and areas, the chains, then the
+    // head-and-load rows): HiGHS breaks ties between optimal choices by it
+    // and the choice search proposes in it, so another order proposes other
+    // choices first (it proved fewer of the memory-tight set).
     let write = |m: &mut Milp, row: &crate::bounds::relaxation::Row| {
         let div = if row.per_unit { row.scale as f64 } else { 1.0 };
         let mut e = Expr::default();

@@ -142,10 +142,7 @@ pub fn search(
         e.best_how = format!("incumbent from {}", inc.engine);
     }
     let mut r = e.exact();
-    let mut notes = std::mem::take(&mut inc.notes);
-    notes.append(&mut r.notes);
-    r.notes = notes;
-    r.carry_flags(&mut inc);
+    r.take_history(&mut inc);
     r
 }
 

@@ -130,11 +130,9 @@ pub fn tiling_choice_bound(
 }
 
 /// Shares of the time of `strengthen` and, of that, of the checks of
-/// `tiling_choice_bound`: hard-o25-s2's two combinations refuted there (the
-/// bound 166 -> 171, and choices the searches would spend their answers on
-/// without a schedule) take 0.29 s on a quiet machine; at 10 s with a
-/// tenth and a half (0.5 s) a slower moment lost them on 4 runs of 21, and
-/// the run with them (2026-11-27).
+/// `tiling_choice_bound`: the combinations refuted there raise the bound and
+/// spare the searches answers on choices without a schedule, and a smaller
+/// share lost them at short limits on a slower moment of the machine.
 const STRENGTHEN_SHARE: f64 = 0.15;
 
 const CHECKS_SHARE: f64 = 0.8;

@@ -244,9 +244,8 @@ pub fn choice_search(ctx: &Context, r: SolveResult, share: f64, pass: Pass) -> S
     let deadline = ctx.deadline.share(share);
     let budget = crate::sat::budget_bytes(ctx.opts.memory_limit_mib);
     // Answers get more time when there is more: an eightieth of the share
-    // at first (at least the default), up to an eighth. (With a fortieth and
-    // a quarter, hard-o25-s3 spent its 120 s of 300 on 6 choices, none
-    // decided, 2026-11-25.) The early level pass hands back where a choice
+    // at first (at least the default), up to an eighth (larger shares spent
+    // the time on a few choices, none decided). The early level pass hands back where a choice
     // stays undecided in an eighth of its time, whatever the share: the
     // searches after it need the rest.
     let span = deadline.remaining();
@@ -290,7 +289,8 @@ pub fn choice_search(ctx: &Context, r: SolveResult, share: f64, pass: Pass) -> S
     if out.infeasible && r.schedule.is_none() {
         let mut inf =
             SolveResult::without_schedule(Status::Infeasible, 0, "none (infeasible)", &r.engine);
-        inf.notes = r.notes;
+        let mut r = r;
+        inf.take_history(&mut r);
         inf.note(format!(
             "infeasible: each of the {} tiling choices the relaxation leaves has no schedule at \
              its horizon (every legal schedule compacts to one within the sum of its durations; \

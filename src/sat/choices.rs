@@ -570,9 +570,7 @@ impl Search<'_, '_> {
             // No window net here: below the incumbent the shared encoding's
             // refutations come fast and keep few tilings (its failed
             // assumptions), and each excludes many choices; the net's keep
-            // most of the choice (hard-o12-s12 of the memory-tight family:
-            // 39 choices refuted by the net in 2.5 s where the encoding
-            // refuted 15 in 0.4 s, 2026-11-26).
+            // most of the choice, so each excludes little.
             match s.decide(&choice, Ask::Below, sub_time, deadline) {
                 Verdict::Refuted(set) if set.is_empty() => proven = true,
                 // A refutation that needed only part of the choice excludes
@@ -659,16 +657,10 @@ impl Search<'_, '_> {
                         }
                         // Every choice must be decided before the bound
                         // rises: over the shared encoding an answer runs to
-                        // the deadline (measured when an interrupted shared
-                        // solver still lost all it learned: hard-o12-s4
-                        // from 132, 150 s: 87-89 choices refuted this way,
-                        // 41-66 with 0.25-16 s an answer, 2026-11-25). With
+                        // the deadline (what the solver learns serves the
+                        // next choice; boxed answers refuted fewer). With
                         // the window net first, what is left are the hard
-                        // ones: boxed to 1-4 s an answer, level 111 stayed
-                        // open on one of them; to 4-16 s, level 113 (the
-                        // optimum) was reached at the same time and its 30
-                        // choices stayed undecided as with all the time
-                        // (2026-11-26).
+                        // ones, which a box leaves open.
                         let time = match (s.shared.is_some(), opts.pass) {
                             (true, Pass::Levels) => deadline.remaining(),
                             _ => sub_time,
@@ -737,11 +729,9 @@ impl Search<'_, '_> {
                 // time: at the optimum's level it is the likeliest to hold
                 // a schedule, which then ends the search without the rest
                 // of the level's pass; below, it would be decided at the
-                // end of the pass anyway. (hard-o12-s4, the enumeration
-                // alone from 115, 180 s: the optimum proven in 7.4 s
-                // against 12.2 s; deciding the first three, or all, at once
-                // was slower from one of three incumbents and no faster
-                // from the others, 2026-11-27.)
+                // end of the pass anyway. (Deciding the first few, or all,
+                // at once was slower from some incumbents and no faster
+                // from the others.)
                 // Over the shared encoding it gets `FIRST_AT_LEVEL` answers'
                 // time: its interrupted search keeps what it learned, but
                 // an undecided first choice sends the pass through the
@@ -1096,9 +1086,9 @@ impl<'a> Search<'_, 'a> {
         let net = self.net_of(&set)?;
         // A refutation by propagation alone is shrunk (each try costs
         // about a millisecond); one that needed shaving keeps the whole
-        // choice: shrinking it kept 11-12 of 12 tilings on hard-o12-s4 at
-        // 0.4 s a choice, and without it the enumeration proved the optimum
-        // in 121 s instead of 140 s (2026-11-26).
+        // choice: shrinking it kept nearly every tiling of the choice at a
+        // large cost a choice, and the enumeration proved its optimum
+        // sooner without it.
         if !net.refutes(level) {
             let until = deadline.stop_after(time);
             if let Some(w) = net.shaved(level, until) {
@@ -1237,8 +1227,8 @@ impl<'a> Search<'_, 'a> {
     /// stopped (`Encoder::resume`, no restart): varisat is deterministic, so
     /// a fresh encoding would first retrace the search it had (the same
     /// clauses, the same decisions), and each round's doubled time would
-    /// buy half its length. hard-o25-s2 and s4 at 12 s (seeds 1-12 and
-    /// 1-6, 42 paired runs, 2026-11-27): 19 proven against 7. Below the
+    /// buy half its length (on paired runs of the memory-tight set, about
+    /// three times as many proofs at short limits). Below the
     /// incumbent the makespan asked falls between answers, and keeping the
     /// encoding there (a restart under the new makespan) was no better: 14
     /// of 24 against 15.

@@ -38,10 +38,10 @@ const ROUNDS: usize = 3;
 const MIN_TIME: Duration = Duration::from_millis(20);
 
 /// Time of one check of `refute_choice` (every op fixed: small encodings),
-/// and of its second try where the first ran out of time: hard-o25-s2's
-/// first refutation takes 76-83 ms (2026-11-26), so a slower moment of the
-/// machine lost the bound's step from 166 to 171 (and failed
-/// tests/aggregate_bound.rs in a clean `.ci/run`).
+/// and of its second try where the first ran out of time: a first
+/// refutation that raises a bound can take most of the shorter limit, and
+/// a slower moment of the machine must not lose it (tests/aggregate_bound.rs
+/// checks one such step).
 const CHOICE_CHECK: Duration = Duration::from_millis(100);
 const CHOICE_RETRY: Duration = Duration::from_millis(400);
 

@@ -794,8 +794,7 @@ fn list_without(
     let engine = res.engine.clone();
     match SolveResult::found(inst, schedule, res.lower_bound, &res.bound_source, &engine) {
         Ok(mut found) => {
-            found.notes = std::mem::take(&mut res.notes);
-            found.internal_error = res.internal_error.take();
+            found.take_history(&mut res);
             found.note_as(
                 NoteKind::Incumbent,
                 format!(
@@ -1129,9 +1128,7 @@ fn search_result(
             u64::try_from(ms).map_or(lb0, |ms| lb0.min(ms)),
             &bounds.best.source,
         );
-        r.notes = std::mem::take(&mut res.notes);
-        r.internal_error = res.internal_error.take();
-        r.stepped_aside = res.stepped_aside.take();
+        r.take_history(&mut res);
         r.note("best schedule: SAT model");
         res = r;
     }
@@ -1140,7 +1137,7 @@ fn search_result(
     } else if f.settled_infeasible {
         let mut r =
             SolveResult::without_schedule(Status::Infeasible, 0, "none (infeasible)", ENGINE);
-        r.notes = std::mem::take(&mut res.notes);
+        r.take_history(&mut res);
         r.note(format!(
             "infeasible: no schedule with makespan <= {} (the horizon: every legal schedule \
              compacts to one within the sum of durations; models/sat.md)",

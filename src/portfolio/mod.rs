@@ -2,11 +2,13 @@
 //! exact engines chosen by instance size, all sharing one incumbent and keeping
 //! the best bound. Every decision is logged and noted in the result.
 
+mod policy;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use crate::engine::{Context, Engine, IncumbentShare};
+use crate::engine::{Context, Engine};
 use crate::instance::Instance;
 use crate::list::engine::ListEngine;
 use crate::milp::MilpOptions;
@@ -14,28 +16,8 @@ use crate::milp::engine::MilpEngine;
 use crate::sat::choices::Pass;
 use crate::sat::engine::SatEngine;
 use crate::solve::{NoteKind, SolveOptions, SolveResult, StepAside};
-
-/// Largest node graph (over tiling choices) handed to the exact engines.
-pub const EXACT_MAX_NODES: u64 = 5_000;
-
-/// Largest node graph for which the SAT engine gets all the remaining time.
-pub const SAT_ALL_NODES: u64 = 500;
-
-/// Largest node graph for which the time-window neighbourhood search
-/// (sat/lns_windows.rs) runs where the whole SAT encoding does not fit: on
-/// the 25-op memory-tight instances (160-190 nodes) it takes hard-o25-s2
-/// from 214 to 188 in 20 s; on the medium set (2.4k-3.7k nodes) it found
-/// nothing in 8 s, where list scheduling with that time took m7 from 2397
-/// to 2277 (2026-11-25).
-pub const WINDOW_LNS_NODES: u64 = 1_000;
-
-/// The time-window search's share of the time where it runs instead of the
-/// whole SAT encoding: it stops earlier where a stall has no kick out of it
-/// (sat/lns_windows.rs), and list scheduling gets the rest. At half the
-/// time it was still improving one unit every 0.1-0.4 s when stopped
-/// (hard-o25-s6: 229 -> 213), and list scheduling found nothing better in
-/// the other half.
-const WINDOW_LNS_SHARE: f64 = 0.8;
+use policy::POLICY;
+pub use policy::Policy;
 
 /// The portfolio (`--engine auto`): list scheduling for the incumbent, then
 /// the exact engines through the [`Engine`] interface, chosen by size.
@@ -60,18 +42,6 @@ fn note(r: &mut SolveResult, s: String) {
     r.note(format!("auto: {s}"));
 }
 
-/// The incumbent step's share: 5 % of the time plus 1 % per 40 nodes, at
-/// most 30 % (larger instances may use more list time: the exact engines
-/// rarely beat a good incumbent there, and their proofs need a tight one),
-/// 20 ms to 30 s; cut short when list scheduling stalls.
-const INCUMBENT: IncumbentShare = IncumbentShare {
-    seconds: |limit, nodes| {
-        let frac = (0.05 + nodes as f64 / 4000.0).min(0.3);
-        (limit * frac).clamp(0.02, 30.0)
-    },
-    patience: Some(crate::list::INCUMBENT_PATIENCE),
-};
-
 impl Engine for Portfolio {
     fn name(&self) -> &'static str {
         "auto"
@@ -93,13 +63,14 @@ impl Engine for Portfolio {
         let inst = ctx.inst;
         let nodes = inst.max_nodes();
         let fresh = inc.schedule.is_none() && inc.notes.is_empty();
-        if !inst.ops_without_usable_tiling().is_empty() || nodes > EXACT_MAX_NODES {
+        if !inst.ops_without_usable_tiling().is_empty() || nodes > POLICY.exact_max_nodes {
             let mut r = ListEngine::default().search(ctx, inc);
-            if nodes > EXACT_MAX_NODES {
+            if nodes > POLICY.exact_max_nodes {
                 note(
                     &mut r,
                     format!(
-                        "up to {nodes} nodes (> {EXACT_MAX_NODES}): list scheduling only, exact engines skipped"
+                        "up to {nodes} nodes (> {}): list scheduling only, exact engines skipped",
+                        POLICY.exact_max_nodes
                     ),
                 );
             }
@@ -107,7 +78,7 @@ impl Engine for Portfolio {
             return r;
         }
         let inc = if fresh {
-            crate::pipeline::steps::incumbent(ctx, INCUMBENT)
+            crate::pipeline::steps::incumbent(ctx, POLICY.incumbent)
         } else {
             inc
         };
@@ -173,11 +144,11 @@ impl Portfolio {
             inc.step_aside(why.why, msg);
             return without_whole_encoding(ctx, &milp, inc, nodes, 0);
         }
-        // Up to SAT_ALL_NODES nodes the SAT engine gets all the remaining
+        // Up to POLICY.sat_all_nodes nodes the SAT engine gets all the remaining
         // time; beyond, half of it, and list scheduling the rest. A search
         // with no probe answered at half its time rarely ends well (the
         // encoding is too hard to start on): it hands the rest back.
-        let sat_deadline = if nodes <= SAT_ALL_NODES {
+        let sat_deadline = if nodes <= POLICY.sat_all_nodes {
             deadline.clone()
         } else {
             deadline.share(0.5)
@@ -213,7 +184,7 @@ impl Portfolio {
             format!(
                 "where no model comes within {:.1} s or a probe below the top runs out, the \
                  tabu search on core orders, then SAT again",
-                first_answer_time(&sat_deadline).as_secs_f64()
+                POLICY.first_answer_time(&sat_deadline).as_secs_f64()
             )
         } else if levels_after {
             "the choice enumeration at the bound's level while its levels hold few choices, \
@@ -240,18 +211,18 @@ impl Portfolio {
             // that its descent starts low. Before the choices below the
             // incumbent, the choices at the bound's levels while the levels
             // hold few (sat/choices.rs `EARLY_LEVEL_CHOICES`), on all the
-            // time: hard-o12-s4 at 20 s (two runs at once, 2026-11-27) was
-            // proven on 21 runs of 30 this way (in 6.4-19.4 s) and on 1 of
-            // 10 without, where the last level pass had 9-10 s; the runs it
-            // leaves open end at the list schedule's 128-134 (114-117
-            // without). Handing back at 70 % of the time proved 1 of 10 (the
-            // last level pass, resuming at the bound it reached, had too
-            // little left); a choice search of 15 % before it, 2 of 5.
+            // time: it proves what the last level pass, with the time left,
+            // did not (results/policy.md).
             if !chosen {
                 r = choices(&sat_ctx, r, 1.0, Pass::EarlyLevels);
                 r = choices_first(&sat_ctx, r);
             }
-            r = crate::pipeline::steps::neighbourhood_search(&sat_ctx, r, LNS_FIRST_SHARE, 0);
+            r = crate::pipeline::steps::neighbourhood_search(
+                &sat_ctx,
+                r,
+                POLICY.lns_first_share,
+                0,
+            );
         }
         r = if orders_decide {
             order_rounds(&sat_ctx, r)
@@ -307,8 +278,8 @@ fn without_whole_encoding(
 /// The SAT engine's part of `without_whole_encoding`: the time-window
 /// search, then the choice enumeration at the bound's level.
 fn windows_then_levels(ctx: &Context, r: SolveResult, nodes: u64, round: u64) -> SolveResult {
-    let r = if nodes <= WINDOW_LNS_NODES {
-        crate::pipeline::steps::neighbourhood_search(ctx, r, WINDOW_LNS_SHARE, round)
+    let r = if nodes <= POLICY.window_lns_nodes {
+        crate::pipeline::steps::neighbourhood_search(ctx, r, POLICY.window_lns_share, round)
     } else {
         r
     };
@@ -316,7 +287,7 @@ fn windows_then_levels(ctx: &Context, r: SolveResult, nodes: u64, round: u64) ->
     // at its level (on the 25-op memory-tight instances the MILP engine
     // enumerates no tiling combinations, over 10^11 of them, and list
     // scheduling had the rest: 143 s of 300 without a gain on hard-o25-s5).
-    choices(ctx, r, LEVELS_SHARE, Pass::Levels)
+    choices(ctx, r, POLICY.levels_share, Pass::Levels)
 }
 
 /// Whether the second thread of `side_by_side` runs a time-window search
@@ -327,17 +298,17 @@ fn windows_then_levels(ctx: &Context, r: SolveResult, nodes: u64, round: u64) ->
 /// does not (the chains' ends spread widely: hard-o25-s6, 20 s, one thread,
 /// ended at 181-198 by seed).
 fn second_chain(ctx: &Context, nodes: u64) -> bool {
-    nodes <= WINDOW_LNS_NODES
+    nodes <= POLICY.window_lns_nodes
         && crate::milp::too_large(ctx.inst, &ctx.bounds.nogoods.candidates(ctx.inst)).is_some()
 }
 
 /// The start of a note's plan for `without_whole_encoding`.
 fn windows_first(nodes: u64) -> String {
-    if nodes <= WINDOW_LNS_NODES {
+    if nodes <= POLICY.window_lns_nodes {
         format!(
             "the large-neighbourhood search (until no kick leaves a stall, at most {:.0} % of \
              the time left), then ",
-            WINDOW_LNS_SHARE * 100.0
+            POLICY.window_lns_share * 100.0
         )
     } else {
         String::new()
@@ -352,7 +323,7 @@ fn windows_first(nodes: u64) -> String {
 /// over every candidate at once miss (hard-o25-s1: 151, optimal, in 2-3 s,
 /// where 300 s of the time-window search ended at 153).
 fn choices_first(ctx: &Context, r: SolveResult) -> SolveResult {
-    choices(ctx, r, CHOICE_SHARE, Pass::Below)
+    choices(ctx, r, POLICY.choice_share, Pass::Below)
 }
 
 /// The choice-driven search on `share` of the time left, where it applies
@@ -375,7 +346,7 @@ fn order_rounds(ctx: &Context, mut r: SolveResult) -> SolveResult {
     loop {
         let first_answer_share = if improver_helps {
             Some(
-                first_answer_time(&ctx.deadline).as_secs_f64()
+                POLICY.first_answer_time(&ctx.deadline).as_secs_f64()
                     / ctx.deadline.remaining().as_secs_f64().max(1e-9),
             )
         } else {
@@ -419,7 +390,7 @@ fn memory_round(ctx: &Context, r: SolveResult, levels_after: bool) -> SolveResul
     // probes below the incumbent go unanswered (hard-o12-s4).
     let near = r
         .makespan
-        .is_some_and(|m| m as f64 <= r.lower_bound as f64 * (1.0 + LEVELS_NEAR));
+        .is_some_and(|m| m as f64 <= r.lower_bound as f64 * (1.0 + POLICY.levels_near));
     let r = if levels_after && near && !r.status.is_settled() {
         choices(ctx, r, 1.0, Pass::Levels)
     } else {
@@ -430,7 +401,7 @@ fn memory_round(ctx: &Context, r: SolveResult, levels_after: bool) -> SolveResul
     }
     let round = SatEngine {
         first_answer_share: Some(if levels_after {
-            FIRST_ANSWER_BEFORE_LEVELS
+            POLICY.first_answer_before_levels
         } else {
             0.5
         }),
@@ -441,7 +412,7 @@ fn memory_round(ctx: &Context, r: SolveResult, levels_after: bool) -> SolveResul
     r.handed_back = false;
     let mut r = round.search(ctx, r);
     if r.handed_back && !r.status.is_settled() && !ctx.deadline.expired() {
-        r = crate::pipeline::steps::neighbourhood_search(ctx, r, LNS_AFTER_SHARE, 1);
+        r = crate::pipeline::steps::neighbourhood_search(ctx, r, POLICY.lns_after_share, 1);
         r = choices(ctx, r, 1.0, Pass::Levels);
     }
     r
@@ -453,55 +424,7 @@ fn choices_apply(ctx: &Context) -> bool {
     let cands = ctx.bounds.nogoods.candidates(ctx.inst);
     ctx.inst.demands_memory()
         && cands.iter().any(|c| c.len() > 1)
-        && ctx.inst.max_nodes() <= CHOICE_NODES
-}
-
-/// The choice-driven search's share of the time left.
-const CHOICE_SHARE: f64 = 0.4;
-
-/// Where the level enumeration follows (`memory_round`), an incumbent
-/// within this fraction above the bound has the enumeration run before the
-/// SAT round: it climbs a few levels faster than the round's probes below
-/// the incumbent are answered (hard-o12-s4 at 20 s, both at once, seeds
-/// 1-3, with the enumeration of bounds::relaxation: proven on two, bound 113
-/// on the third; 111 before). The choice search before it is not cut short
-/// near the bound: handing over after a second without a better schedule
-/// proved hard-o12-s4 at 20 s on one seed of three, but at 60 s, where the
-/// choice search proves it alone in 17-24 s on some runs, it took 33-43 s
-/// (2026-11-27).
-const LEVELS_NEAR: f64 = 0.06;
-
-/// Where the level enumeration follows (`choices_apply`), the share of its
-/// time after which a SAT round with no probe answered hands back (else a
-/// half): on hard-o12-s4 at 300 s the round answered nothing in 54-119 s,
-/// and the enumeration, which raised the bound 111 -> 112 in its 92-105 s,
-/// needs the time (2026-11-25).
-const FIRST_ANSWER_BEFORE_LEVELS: f64 = 0.25;
-
-/// Largest node graph the choice-driven search runs on: on the medium set
-/// (2.4k-3.7k nodes) no choice was decided in its 12 s of 30 (m4, m7,
-/// 2026-11-25), where list scheduling and the MILP use that time.
-const CHOICE_NODES: u64 = 1_000;
-
-/// The destructive choice enumeration's share of what the time-window
-/// search leaves (`without_whole_encoding`).
-const LEVELS_SHARE: f64 = 0.7;
-
-/// The large-neighbourhood search's share of what the SAT round hands back
-/// (the choice search gets the rest).
-const LNS_AFTER_SHARE: f64 = 0.5;
-
-/// The large-neighbourhood search's share of the SAT engine's time before
-/// the SAT round, where memory binds (it stops earlier when neighbourhoods
-/// stop paying).
-const LNS_FIRST_SHARE: f64 = 0.15;
-
-/// The SAT engine's first round in the portfolio: a first answer within
-/// this, else the tabu search gets its turn (2 % of the time, 1 s at least,
-/// half of it at most).
-fn first_answer_time(deadline: &crate::stop::Deadline) -> Duration {
-    let left = deadline.remaining();
-    left.mul_f64(0.02).max(Duration::from_secs(1)).min(left / 2)
+        && ctx.inst.max_nodes() <= POLICY.choice_nodes
 }
 
 /// SAT and MILP on the same incumbent in two threads; the first to settle the
@@ -539,7 +462,7 @@ fn side_by_side(ctx: &Context, milp: &MilpEngine, inc: SolveResult, nodes: u64) 
             }
             let sat_fits =
                 crate::sat::fits(shared.inst, inc_sat.makespan, shared.opts.memory_limit_mib);
-            let mut r = if sat_fits.is_err() && nodes <= WINDOW_LNS_NODES {
+            let mut r = if sat_fits.is_err() && nodes <= POLICY.window_lns_nodes {
                 windows_then_levels(shared, inc_sat, nodes, 0)
             } else if choices_apply(shared) {
                 // As with one thread: a round that answers nothing hands
@@ -558,7 +481,7 @@ fn side_by_side(ctx: &Context, milp: &MilpEngine, inc: SolveResult, nodes: u64) 
             // the MILP thread has the instance.)
             let levels = choices_apply(shared);
             if let Some(why) = resumable_step_aside(&r, &shared.deadline)
-                && (nodes <= WINDOW_LNS_NODES || levels)
+                && (nodes <= POLICY.window_lns_nodes || levels)
             {
                 let then = if levels {
                     "the choice enumeration at the bound's level"
@@ -579,7 +502,12 @@ fn side_by_side(ctx: &Context, milp: &MilpEngine, inc: SolveResult, nodes: u64) 
         });
         let h_milp = s.spawn(move || {
             let inc_milp = if second_chain(milp_ctx, nodes) {
-                crate::pipeline::steps::window_search(milp_ctx, inc_milp, WINDOW_LNS_SHARE, 3)
+                crate::pipeline::steps::window_search(
+                    milp_ctx,
+                    inc_milp,
+                    POLICY.window_lns_share,
+                    3,
+                )
             } else {
                 inc_milp
             };

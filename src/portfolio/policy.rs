@@ -1,0 +1,98 @@
+//! The portfolio's policy: every size threshold and time share `--engine
+//! auto` decides by, in one place, each with its reason. The measurements
+//! behind the values are in results/policy.md; a change to a value is
+//! measured there (scripts/bench-memtight, bench-jsplib, bench-medium).
+
+use std::time::Duration;
+
+use crate::engine::IncumbentShare;
+use crate::stop::Deadline;
+
+/// What the portfolio decides by.
+pub struct Policy {
+    /// Largest node graph (over tiling choices) handed to the exact
+    /// engines; above it, list scheduling alone (their encodings and models
+    /// outgrow memory and time there).
+    pub exact_max_nodes: u64,
+    /// Largest node graph for which the SAT engine gets all the remaining
+    /// time (above it, part goes to list scheduling and the MILP).
+    pub sat_all_nodes: u64,
+    /// Largest node graph for which the time-window neighbourhood search
+    /// runs where the whole SAT encoding does not fit: it improves mid-size
+    /// memory-tight schedules, and found nothing on thousands of nodes,
+    /// where list scheduling uses the time better.
+    pub window_lns_nodes: u64,
+    /// The time-window search's share where it runs instead of the whole
+    /// encoding: it stops earlier on a stall it cannot kick, and list
+    /// scheduling gets the rest.
+    pub window_lns_share: f64,
+    /// The incumbent step: list scheduling on a share of the time that
+    /// grows with the instance (the exact engines rarely beat a good
+    /// incumbent on large instances, and their proofs need a tight one).
+    pub incumbent: IncumbentShare,
+    /// The choice search's share of the time left, below the incumbent.
+    pub choice_share: f64,
+    /// An incumbent within this fraction above the bound has the level
+    /// enumeration run before the SAT round (`memory_round`): near the
+    /// bound it climbs the levels faster than the round's probes below the
+    /// incumbent are answered.
+    pub levels_near: f64,
+    /// Where the level enumeration follows a SAT round, the share of the
+    /// round's time after which a round with no probe answered hands back
+    /// (else a half): the enumeration needs the time.
+    pub first_answer_before_levels: f64,
+    /// Largest node graph the choice search runs on: beyond it no choice
+    /// is decided in its time, which list scheduling and the MILP use
+    /// better.
+    pub choice_nodes: u64,
+    /// The level enumeration's share of what the time-window search leaves.
+    pub levels_share: f64,
+    /// The neighbourhood search's share of what a SAT round hands back (the
+    /// choice search gets the rest).
+    pub lns_after_share: f64,
+    /// The neighbourhood search's share of the SAT engine's time before its
+    /// round, where memory binds (it stops earlier when neighbourhoods stop
+    /// paying).
+    pub lns_first_share: f64,
+    /// The first SAT round on core orders: a first answer within this share
+    /// of the time left (at least `first_answer_least`, at most half),
+    /// else the tabu search gets its turn.
+    pub first_answer_share: f64,
+    pub first_answer_least: Duration,
+}
+
+/// `--engine auto`'s policy.
+pub const POLICY: Policy = Policy {
+    exact_max_nodes: 5_000,
+    sat_all_nodes: 500,
+    window_lns_nodes: 1_000,
+    window_lns_share: 0.8,
+    // 5 % of the time plus 1 % per 40 nodes, at most 30 %, 20 ms to 30 s;
+    // cut short when list scheduling stalls.
+    incumbent: IncumbentShare {
+        seconds: |limit, nodes| {
+            let frac = (0.05 + nodes as f64 / 4000.0).min(0.3);
+            (limit * frac).clamp(0.02, 30.0)
+        },
+        patience: Some(crate::list::INCUMBENT_PATIENCE),
+    },
+    choice_share: 0.4,
+    levels_near: 0.06,
+    first_answer_before_levels: 0.25,
+    choice_nodes: 1_000,
+    levels_share: 0.7,
+    lns_after_share: 0.5,
+    lns_first_share: 0.15,
+    first_answer_share: 0.02,
+    first_answer_least: Duration::from_secs(1),
+};
+
+impl Policy {
+    /// The first SAT round's time for a first answer, within `deadline`.
+    pub fn first_answer_time(&self, deadline: &Deadline) -> Duration {
+        let left = deadline.remaining();
+        left.mul_f64(self.first_answer_share)
+            .max(self.first_answer_least)
+            .min(left / 2)
+    }
+}
