@@ -263,9 +263,8 @@ pub fn choice_search(ctx: &Context, r: SolveResult, share: f64, pass: Pass) -> S
         // Below the incumbent, an eighth of the share (at least 8 s)
         // without progress hands the time back: answers that slow come
         // faster from the neighbourhood search, and the level enumeration
-        // needs the time (hard-o12-s4, 300 s: 120 s of the choice search
-        // for 132 -> 119, gaps of 26-38 s between its steps, 2026-11-25).
-        // At 4 s it cut proofs short at 20 s (hard-o12-s6, hard-o25-s1).
+        // needs the time; a shorter idle time cut proofs short
+        // (results/policy.md).
         idle: if pass.at_levels() {
             base.idle
         } else {

@@ -65,11 +65,9 @@ const KICK_MIN_LEFT: Duration = Duration::from_secs(10);
 /// Ops a kick moves off their tiling; how far above the chain's makespan
 /// its schedule may end (per mille), at first: doubled every second try,
 /// up to `KICK_SLACK_PM.1`; its windows' half-width (per mille of the
-/// makespan); the time of one try. Measured on stalled schedules of
-/// hard-o25-s2, s4, s6 (182, 226, 181; 4 draws each, 2026-11-26): with one
-/// op and 3 % a kick took 0.03-0.5 s on s2 and s4 and found nothing on s6
-/// (4-13 s), with 6 % 0.05-0.2 s there; with three ops and windows of
-/// 10 % it found nothing in 22 s on half the draws.
+/// makespan); the time of one try. One op and a few per cent found a way
+/// out of most stalls in a fraction of a second; more ops and wider
+/// windows found nothing in many seconds (results/policy.md).
 const KICK_OPS: usize = 1;
 const KICK_SLACK_PM: (u128, u128) = (30, 120);
 const KICK_DELTA_PM: u64 = 50;
