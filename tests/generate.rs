@@ -324,6 +324,10 @@ fn zero_ops_and_single_core_configs_work() {
 }
 
 #[test]
+#[expect(
+    clippy::too_many_lines,
+    reason = "a table of rejected configurations, one case each"
+)]
 fn validate_rejects_nonsense() {
     assert!(GenConfig::default().validate().is_ok());
     let cases: Vec<(GenConfig, &str)> = vec![

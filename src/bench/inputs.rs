@@ -9,7 +9,7 @@ use crate::digest::sha256_file;
 
 /// One instance file of the set.
 #[derive(Clone, Debug)]
-pub struct Input {
+pub(super) struct Input {
     pub path: PathBuf,
     /// The file name without `.txt` (or `.jsp`): NAME of `schedules/NAME.schedule`.
     pub stem: String,
@@ -18,7 +18,7 @@ pub struct Input {
 
 /// Expands the arguments, in order: a folder gives its instance files (sorted;
 /// not its subfolders), a list file the paths it names, a file itself.
-pub fn expand(args: &[PathBuf], format: Format) -> Result<Vec<PathBuf>, BenchError> {
+pub(super) fn expand(args: &[PathBuf], format: Format) -> Result<Vec<PathBuf>, BenchError> {
     let mut out = Vec::new();
     for a in args {
         if a.is_dir() {
@@ -130,7 +130,7 @@ fn list_file(path: &Path) -> Result<Option<Vec<PathBuf>>, BenchError> {
 
 /// Hashes every file and drops repeated content (the same instance twice is
 /// solved once; the repeat is named in a warning).
-pub fn hash_all(paths: Vec<PathBuf>, format: Format) -> Result<Vec<Input>, BenchError> {
+pub(super) fn hash_all(paths: Vec<PathBuf>, format: Format) -> Result<Vec<Input>, BenchError> {
     let mut seen: HashMap<String, PathBuf> = HashMap::new();
     let mut out = Vec::new();
     for p in paths {
@@ -155,7 +155,7 @@ pub fn hash_all(paths: Vec<PathBuf>, format: Format) -> Result<Vec<Input>, Bench
 }
 
 /// NAME: the file name without `.txt` (jsp: without `.jsp` or `.txt`).
-pub fn stem(p: &Path, format: Format) -> String {
+pub(super) fn stem(p: &Path, format: Format) -> String {
     let name = p
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -178,7 +178,7 @@ pub fn stem(p: &Path, format: Format) -> String {
 /// content) has the same stem, or `taken` gives the name to other content;
 /// then `stem-` and the first 8 digits of the hash. Decided over the whole set
 /// before sharding, so every shard names an instance alike.
-pub fn names(inputs: &[Input], taken: &HashMap<String, String>) -> Vec<String> {
+pub(super) fn names(inputs: &[Input], taken: &HashMap<String, String>) -> Vec<String> {
     let mut hashes_per_stem: HashMap<&str, HashSet<&str>> = HashMap::new();
     for i in inputs {
         hashes_per_stem
@@ -203,7 +203,7 @@ pub fn names(inputs: &[Input], taken: &HashMap<String, String>) -> Vec<String> {
 /// The indices of the k-th (1-based) of n slices: the set sorted by content
 /// hash, every n-th from the (k-1)-th. Deterministic, balanced to one
 /// instance, and the same whatever the order or place of the files.
-pub fn shard(inputs: &[Input], k: usize, n: usize) -> Vec<usize> {
+pub(super) fn shard(inputs: &[Input], k: usize, n: usize) -> Vec<usize> {
     let mut by_hash: Vec<usize> = (0..inputs.len()).collect();
     by_hash.sort_by(|&a, &b| inputs[a].hash.cmp(&inputs[b].hash));
     let mut mine: Vec<usize> = by_hash

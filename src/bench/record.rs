@@ -41,7 +41,7 @@ pub struct Record {
 }
 
 /// The statuses a line may carry.
-pub const STATUSES: [&str; 4] = ["optimal", "feasible", "infeasible", "unknown"];
+pub(super) const STATUSES: [&str; 4] = ["optimal", "feasible", "infeasible", "unknown"];
 
 impl Record {
     /// The identity of the instance (content and format).
@@ -188,7 +188,7 @@ impl Record {
     }
 }
 
-pub fn settings_text(engine: &str, time_limit: f64, seed: u64, threads: u64) -> String {
+pub(super) fn settings_text(engine: &str, time_limit: f64, seed: u64, threads: u64) -> String {
     format!("engine {engine}, time limit {time_limit} s, seed {seed}, threads {threads}")
 }
 

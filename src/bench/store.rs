@@ -15,12 +15,12 @@ use std::path::{Path, PathBuf};
 use super::record::Record;
 use crate::digest::sha256_file;
 
-pub const JSONL: &str = "results.jsonl";
+pub(super) const JSONL: &str = "results.jsonl";
 
 /// Writes `bytes` to `path` so that `path` is either the old file or the
 /// whole new one: a temporary file in the same folder, synced, renamed, and
 /// the folder synced so the rename survives a power loss.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(super) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -45,7 +45,7 @@ const TMP_MARK: &str = ".tmp-";
 
 /// Removes the temporary files a killed run left in `dir` (only while the
 /// folder's lock is held: no other writer has any in flight).
-pub fn remove_stale_temporaries(dir: &Path) {
+pub(super) fn remove_stale_temporaries(dir: &Path) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
     };
@@ -69,7 +69,7 @@ fn sync_dir(dir: &Path) -> io::Result<()> {
 }
 
 /// The complete, trusted lines of a folder, and what was dropped and why.
-pub struct Loaded {
+pub(super) struct Loaded {
     pub records: Vec<Record>,
     pub dropped: Vec<String>,
 }
@@ -77,7 +77,7 @@ pub struct Loaded {
 /// Reads `dir/results.jsonl`: every line that parses, is consistent, and
 /// whose schedule file (if any) has the hash it names. Later lines for the
 /// same instance replace earlier ones.
-pub fn load(dir: &Path) -> io::Result<Loaded> {
+pub(super) fn load(dir: &Path) -> io::Result<Loaded> {
     let path = dir.join(JSONL);
     let text = match std::fs::read(&path) {
         Ok(b) => b,
@@ -119,7 +119,7 @@ pub fn load(dir: &Path) -> io::Result<Loaded> {
 }
 
 /// The schedule file a line names exists and has the hash the line names.
-pub fn check_schedule(dir: &Path, rec: &Record) -> Result<(), String> {
+pub(super) fn check_schedule(dir: &Path, rec: &Record) -> Result<(), String> {
     let (Some(rel), Some(want)) = (&rec.schedule, &rec.schedule_hash) else {
         return Ok(());
     };
@@ -135,7 +135,7 @@ pub fn check_schedule(dir: &Path, rec: &Record) -> Result<(), String> {
 }
 
 /// Replaces results.jsonl by exactly these lines (atomically).
-pub fn rewrite(dir: &Path, records: &[Record]) -> io::Result<()> {
+pub(super) fn rewrite(dir: &Path, records: &[Record]) -> io::Result<()> {
     let mut text = String::new();
     for r in records {
         text.push_str(&r.to_json().to_string());
@@ -146,12 +146,12 @@ pub fn rewrite(dir: &Path, records: &[Record]) -> io::Result<()> {
 
 /// Appends lines to results.jsonl, each synced before the next instance is
 /// counted as done. Only the run's one writer (the main thread) holds it.
-pub struct Appender {
+pub(super) struct Appender {
     file: File,
 }
 
 impl Appender {
-    pub fn open(dir: &Path) -> io::Result<Appender> {
+    pub(super) fn open(dir: &Path) -> io::Result<Appender> {
         let file = OpenOptions::new()
             .create(true)
             .append(true)
@@ -159,7 +159,7 @@ impl Appender {
         Ok(Appender { file })
     }
     /// One line, written with one call and synced.
-    pub fn append(&mut self, rec: &Record) -> io::Result<()> {
+    pub(super) fn append(&mut self, rec: &Record) -> io::Result<()> {
         let mut line = rec.to_json().to_string();
         line.push('\n');
         self.file.write_all(line.as_bytes())?;
@@ -168,10 +168,10 @@ impl Appender {
 }
 
 /// `schedules/NAME.schedule`, relative to the folder (as lines record it).
-pub fn schedule_rel(name: &str) -> String {
+pub(super) fn schedule_rel(name: &str) -> String {
     format!("schedules/{name}.schedule")
 }
 
-pub fn schedule_path(dir: &Path, name: &str) -> PathBuf {
+pub(super) fn schedule_path(dir: &Path, name: &str) -> PathBuf {
     dir.join(schedule_rel(name))
 }

@@ -35,7 +35,7 @@ const COLUMNS: [&str; 24] = [
 ];
 
 /// Writes results.csv and summary.md for these lines (sorted by name).
-pub fn write(dir: &Path, records: &[Record]) -> std::io::Result<()> {
+pub(super) fn write(dir: &Path, records: &[Record]) -> std::io::Result<()> {
     let mut rs: Vec<&Record> = records.iter().collect();
     rs.sort_by(|a, b| a.name.cmp(&b.name).then(a.hash.cmp(&b.hash)));
     write_atomic(&dir.join("results.csv"), csv(&rs).as_bytes())?;
@@ -70,7 +70,7 @@ fn csv(rs: &[&Record]) -> String {
 }
 
 /// The median of some values (the mean of the middle two for an even count).
-pub fn median(mut xs: Vec<f64>) -> Option<f64> {
+pub(super) fn median(mut xs: Vec<f64>) -> Option<f64> {
     if xs.is_empty() {
         return None;
     }

@@ -15,9 +15,9 @@ use crate::error::{InputError, InputResult, Pos};
 use crate::text::Lexer;
 
 /// Most core or memory types we accept (dense indices are `u8`, 255 is a marker).
-pub const MAX_TYPES: usize = 254;
+pub(super) const MAX_TYPES: usize = 254;
 /// Most cores of one type we accept; the published limit is 999.
-pub const MAX_CORES_PER_TYPE: u32 = 1 << 20;
+pub(super) const MAX_CORES_PER_TYPE: u32 = 1 << 20;
 
 /// Reads an instance from a path, or from stdin when the path is `-`.
 pub fn parse_file(path: &Path) -> InputResult<Instance> {

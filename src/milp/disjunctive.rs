@@ -54,7 +54,7 @@ struct FlowRes {
     cores: Option<u32>,
 }
 
-pub struct Disjunctive<'c, 'n, 'g, 'a> {
+pub(super) struct Disjunctive<'c, 'n, 'g, 'a> {
     ctx: &'c Ctx<'n, 'g, 'a>,
     pub milp: Milp,
     s: Vec<Col>,
@@ -70,10 +70,10 @@ pub struct Disjunctive<'c, 'n, 'g, 'a> {
 }
 
 /// The horizon leaves no schedule (two nodes can be ordered neither way).
-pub struct NoSchedule;
+pub(super) struct NoSchedule;
 
 impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
-    pub fn build(ctx: &'c Ctx<'n, 'g, 'a>, names: bool) -> Result<Self, NoSchedule> {
+    pub(super) fn build(ctx: &'c Ctx<'n, 'g, 'a>, names: bool) -> Result<Self, NoSchedule> {
         let mut d = Disjunctive {
             ctx,
             milp: Milp::new(names),

@@ -6,7 +6,7 @@ use super::net::{MemType, Net, Target};
 use crate::schedule::Schedule;
 
 /// A formulation of one tiling choice under one horizon.
-pub trait Formulated {
+pub(super) trait Formulated {
     fn milp(&self) -> &Milp;
     /// A full column vector from scaled start times of the real nodes (a legal
     /// schedule within the horizon).
@@ -17,7 +17,7 @@ pub trait Formulated {
 
 /// Time windows for horizon `h` (scaled): every schedule of the tiling choice
 /// with makespan <= h starts point v within `[es[v], ls[v]]`.
-pub struct Ctx<'n, 'g, 'a> {
+pub(super) struct Ctx<'n, 'g, 'a> {
     pub net: &'n Net<'g, 'a>,
     pub h: i64,
     /// Lower bound on the makespan (scaled).
@@ -28,7 +28,7 @@ pub struct Ctx<'n, 'g, 'a> {
 
 /// Earliest and latest end of a holder's hold.
 #[derive(Clone, Copy, Debug)]
-pub struct HoldWindow {
+pub(super) struct HoldWindow {
     pub er: i64,
     pub ru: i64,
 }
@@ -79,7 +79,7 @@ fn clashing_pairs(net: &Net) -> Vec<(usize, Vec<(usize, usize)>)> {
 
 impl<'n, 'g, 'a> Ctx<'n, 'g, 'a> {
     /// None when no schedule fits the horizon (an empty window).
-    pub fn new(net: &'n Net<'g, 'a>, h: i64, lb: i64) -> Option<Self> {
+    pub(super) fn new(net: &'n Net<'g, 'a>, h: i64, lb: i64) -> Option<Self> {
         let es = net.head.clone();
         let ls = net.latest(h);
         if lb > h || (0..net.n_points).any(|v| es[v] > ls[v]) {
@@ -300,7 +300,7 @@ impl<'n, 'g, 'a> Ctx<'n, 'g, 'a> {
     }
 
     /// Window of the end of the hold of `mt.holders[i]`.
-    pub fn hold_window(&self, mt: &MemType, i: usize) -> HoldWindow {
+    pub(super) fn hold_window(&self, mt: &MemType, i: usize) -> HoldWindow {
         let hd = &mt.holders[i];
         let v = hd.v as usize;
         let p = self.net.p[v];
@@ -317,7 +317,7 @@ impl<'n, 'g, 'a> Ctx<'n, 'g, 'a> {
 
     /// True when memory type `mt` may exceed its size at some instant: the
     /// holds' widest windows overlap by more than the capacity somewhere.
-    pub fn memory_may_bind(&self, mt: &MemType) -> bool {
+    pub(super) fn memory_may_bind(&self, mt: &MemType) -> bool {
         let mut ev: Vec<(i64, i128)> = Vec::with_capacity(2 * mt.holders.len());
         for (i, hd) in mt.holders.iter().enumerate() {
             let w = self.hold_window(mt, i);
@@ -341,7 +341,7 @@ impl<'n, 'g, 'a> Ctx<'n, 'g, 'a> {
 
     /// True when core type `c` (nodes `nodes`) may run more than its cores at
     /// once within the windows.
-    pub fn cores_may_bind(&self, nodes: &[u32], k: u32) -> bool {
+    pub(super) fn cores_may_bind(&self, nodes: &[u32], k: u32) -> bool {
         if nodes.len() <= k as usize {
             return false;
         }
@@ -365,7 +365,7 @@ impl<'n, 'g, 'a> Ctx<'n, 'g, 'a> {
 
 /// Starts of all points (junctions at the latest end of their predecessors)
 /// from the real nodes' starts.
-pub fn point_starts(net: &Net, starts: &[i64]) -> Vec<i64> {
+pub(super) fn point_starts(net: &Net, starts: &[i64]) -> Vec<i64> {
     let mut s = vec![0i64; net.n_points];
     s[..net.n].copy_from_slice(&starts[..net.n]);
     for &v in &net.topo {
@@ -382,7 +382,7 @@ pub fn point_starts(net: &Net, starts: &[i64]) -> Vec<i64> {
 }
 
 /// The actual end of a hold (problem.md §4.4) under point starts `s`.
-pub fn hold_end(net: &Net, mt: &MemType, i: usize, s: &[i64]) -> i64 {
+pub(super) fn hold_end(net: &Net, mt: &MemType, i: usize, s: &[i64]) -> i64 {
     let hd = &mt.holders[i];
     let v = hd.v as usize;
     let mut r = s[v] + net.p[v];
@@ -402,7 +402,7 @@ pub fn hold_end(net: &Net, mt: &MemType, i: usize, s: &[i64]) -> i64 {
 /// Scaled starts to a schedule: unscale, then core ids by interval
 /// partitioning (`schedule::assign_cores`; the model guarantees at most
 /// CoreNum nodes of a type run at once).
-pub fn to_schedule(net: &Net, starts: &[i64]) -> Result<Schedule, String> {
+pub(super) fn to_schedule(net: &Net, starts: &[i64]) -> Result<Schedule, String> {
     let g = net.g;
     let n = net.n;
     let mut start = Vec::with_capacity(n);
@@ -429,7 +429,7 @@ pub fn to_schedule(net: &Net, starts: &[i64]) -> Result<Schedule, String> {
 
 /// Earliest times over difference constraints `t[to] >= t[from] + w`, from
 /// lower bounds `lo` (Bellman-Ford; fails on a positive cycle).
-pub fn longest_paths(lo: &[i64], arcs: &[(u32, u32, i64)]) -> Result<Vec<i64>, String> {
+pub(super) fn longest_paths(lo: &[i64], arcs: &[(u32, u32, i64)]) -> Result<Vec<i64>, String> {
     let mut t = lo.to_vec();
     for _ in 0..=t.len() {
         let mut changed = false;

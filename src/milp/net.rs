@@ -15,7 +15,7 @@ use crate::instance::TypeIdx;
 use crate::prep::unit::gcd;
 
 /// A square bit matrix: `get(v, u)` is "u is a strict ancestor of v".
-pub struct Bits {
+pub(super) struct Bits {
     words: usize,
     data: Vec<u64>,
 }
@@ -29,7 +29,7 @@ impl Bits {
         }
     }
     #[inline]
-    pub fn get(&self, row: usize, col: usize) -> bool {
+    pub(super) fn get(&self, row: usize, col: usize) -> bool {
         self.data[row * self.words + col / 64] >> (col % 64) & 1 == 1
     }
     #[inline]
@@ -53,7 +53,7 @@ impl Bits {
 
 /// Where a holder's memory hold is extended to (problem.md §4.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Target {
+pub(super) enum Target {
     /// An intra-op successor that uses the same memory type.
     Node(u32),
     /// The latest start of the sources of a successor op that use the type
@@ -63,7 +63,7 @@ pub enum Target {
 
 /// A node that holds memory of one type.
 #[derive(Clone, Debug)]
-pub struct Holder {
+pub(super) struct Holder {
     pub v: u32,
     pub demand: u64,
     pub targets: Vec<Target>,
@@ -71,21 +71,21 @@ pub struct Holder {
 
 /// The sources of one op that use one memory type.
 #[derive(Clone, Debug)]
-pub struct Agg {
+pub(super) struct Agg {
     pub op: u32,
     pub sources: Vec<u32>,
 }
 
 /// Holders of one memory type.
 #[derive(Clone, Debug)]
-pub struct MemType {
+pub(super) struct MemType {
     pub m: TypeIdx,
     pub cap: u64,
     pub holders: Vec<Holder>,
     pub aggs: Vec<Agg>,
 }
 
-pub struct Net<'g, 'a> {
+pub(super) struct Net<'g, 'a> {
     pub g: &'g NodeGraph<'a>,
     /// Time unit: every duration is a multiple of it.
     pub scale: u64,
@@ -116,11 +116,11 @@ pub const MAX_NODES: usize = 3000;
 
 /// Longest durations fit i64 arithmetic only when their sum does (and HiGHS's
 /// f64 resolves one unit).
-pub const MAX_SCALED_SUM: u64 = 1 << 40;
+pub(super) const MAX_SCALED_SUM: u64 = 1 << 40;
 
 /// Why a network is not built.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum NetError {
+pub(super) enum NetError {
     TooManyNodes {
         n: usize,
     },
@@ -150,7 +150,7 @@ impl std::fmt::Display for NetError {
 impl<'g, 'a> Net<'g, 'a> {
     /// A point's name in exported models: `OpId_NodeId`, or `J<OpId>` for an
     /// op's junction point.
-    pub fn label(&self, v: u32) -> String {
+    pub(super) fn label(&self, v: u32) -> String {
         if (v as usize) < self.n {
             let (o, n) = self.g.label(v);
             format!("{o}_{n}")
@@ -163,7 +163,7 @@ impl<'g, 'a> Net<'g, 'a> {
     }
 
     /// Builds the network; fails when it is too large for a MILP.
-    pub fn new(g: &'g NodeGraph<'a>) -> Result<Self, NetError> {
+    pub(super) fn new(g: &'g NodeGraph<'a>) -> Result<Self, NetError> {
         let n = g.n_nodes();
         if n > MAX_NODES {
             return Err(NetError::TooManyNodes { n });
@@ -270,7 +270,7 @@ impl<'g, 'a> Net<'g, 'a> {
 
     /// True when `u` must start before `v` starts (a path from u to v).
     #[inline]
-    pub fn precedes(&self, u: u32, v: u32) -> bool {
+    pub(super) fn precedes(&self, u: u32, v: u32) -> bool {
         self.anc.get(v as usize, u as usize)
     }
 
@@ -402,21 +402,21 @@ impl<'g, 'a> Net<'g, 'a> {
     }
 
     /// Latest start of every point under horizon `h` (scaled).
-    pub fn latest(&self, h: i64) -> Vec<i64> {
+    pub(super) fn latest(&self, h: i64) -> Vec<i64> {
         (0..self.n_points)
             .map(|v| h - self.tail[v] - self.p[v])
             .collect()
     }
 
     /// Real nodes of core type `c` with a positive duration.
-    pub fn on_core(&self, c: usize) -> Vec<u32> {
+    pub(super) fn on_core(&self, c: usize) -> Vec<u32> {
         (0..self.n as u32)
             .filter(|&v| self.core[v as usize] as usize == c && self.p[v as usize] > 0)
             .collect()
     }
 
     /// The nodes a target stands for.
-    pub fn target_nodes(mt: &MemType, t: Target) -> Vec<u32> {
+    pub(super) fn target_nodes(mt: &MemType, t: Target) -> Vec<u32> {
         match t {
             Target::Node(y) => vec![y],
             Target::Agg(a) => mt.aggs[a as usize].sources.clone(),
@@ -427,7 +427,7 @@ impl<'g, 'a> Net<'g, 'a> {
     /// longest path with heads and tails, per core type load, head-body-tail
     /// and (one core) Jackson's preemptive schedule, per memory type area.
     /// See `models/milp.md`.
-    pub fn lower_bound(&self) -> i64 {
+    pub(super) fn lower_bound(&self) -> i64 {
         let mut best = 0i64;
         for v in 0..self.n_points {
             best = best.max(self.head[v] + self.p[v] + self.tail[v]);

@@ -7,7 +7,7 @@ use super::highs::{Col, Expr, Milp};
 use super::model::{Ctx, Formulated, hold_end, point_starts};
 use super::net::{Net, Target};
 
-pub struct TimeIndexed<'c, 'n, 'g, 'a> {
+pub(super) struct TimeIndexed<'c, 'n, 'g, 'a> {
     ctx: &'c Ctx<'n, 'g, 'a>,
     pub milp: Milp,
     /// X[v][t - es[v]] for t in es[v]..ls[v] (started by t); binary for real
@@ -27,14 +27,14 @@ struct MemCols {
 }
 
 /// Binaries the formulation would need for horizon windows `ctx`.
-pub fn size_estimate(ctx: &Ctx) -> u64 {
+pub(super) fn size_estimate(ctx: &Ctx) -> u64 {
     (0..ctx.net.n)
         .map(|v| (ctx.ls[v] - ctx.es[v]).max(0) as u64)
         .sum()
 }
 
 impl<'c, 'n, 'g, 'a> TimeIndexed<'c, 'n, 'g, 'a> {
-    pub fn build(ctx: &'c Ctx<'n, 'g, 'a>, names: bool) -> Self {
+    pub(super) fn build(ctx: &'c Ctx<'n, 'g, 'a>, names: bool) -> Self {
         let mut m = TimeIndexed {
             ctx,
             milp: Milp::new(names),

@@ -62,7 +62,7 @@ pub struct Policy {
 }
 
 /// `--engine auto`'s policy.
-pub const POLICY: Policy = Policy {
+pub(super) const POLICY: Policy = Policy {
     exact_max_nodes: 5_000,
     sat_all_nodes: 500,
     window_lns_nodes: 1_000,

@@ -89,127 +89,188 @@ pub fn improve(
     seed: u64,
     budget: u64,
 ) -> (Option<Schedule>, LnsStats) {
-    let mut stats = LnsStats::default();
     let all = ng.candidates(inst);
-    let budget = budget.min(BUDGET);
-    // A stream of its own: not the assumption-based search's choices again.
-    let mut rng = SplitMix64::stream(seed, 2);
-    // The chain's schedule (`best`: a kick may take it above the best one
-    // found, which `overall` keeps).
-    let mut best = start.clone();
-    let mut overall: Option<(u128, Schedule)> = None;
-    let mut fruitless = 0usize;
-    let mut sub_time = FIRST_SUB_TIME;
-    // Window half-width as a share of the makespan (in 1/1000).
-    let mut delta_pm: u64 = 30;
-    // How far below the incumbent a neighbourhood aims (time): doubled after
-    // each success (successes came one unit at a time, 0.1-0.4 s each, on
-    // hard-o25-s6), back to the least step after a failure.
-    let mut step: u128 = 1;
-    // Stalls so far (`GIVE_UP_AFTER`), each followed by a kick or, near the
-    // end, by the sizes alone starting again.
-    let mut stalls: u32 = 0;
-    let kickable = all.iter().any(|c| c.len() > 1);
     // Read again only when the incumbent changes.
-    let Some(mut view) = View::of(inst, &all, &best) else {
-        return (None, stats);
+    let Some(view) = View::of(inst, &all, start) else {
+        return (None, LnsStats::default());
     };
     let start_ms = view.makespan;
+    let mut chain = Chain {
+        inst,
+        ng,
+        kickable: all.iter().any(|c| c.len() > 1),
+        all,
+        budget: budget.min(BUDGET),
+        // A stream of its own: not the assumption-based search's choices again.
+        rng: SplitMix64::stream(seed, 2),
+        best: start.clone(),
+        overall: None,
+        view,
+        fruitless: 0,
+        sub_time: FIRST_SUB_TIME,
+        delta_pm: 30,
+        step: 1,
+        stalls: 0,
+        stats: LnsStats::default(),
+    };
     while !deadline.expired() {
         // Fruitless in a row: a local optimum of these neighbourhoods
-        // (hard-o25-s2, 300 s: at 178 after 14 s, then 122 s of
-        // neighbourhoods, two restarts of their sizes with more time among
-        // them, found nothing; kicked, the chain was back at 178 within a
-        // second and reached 176), or sizes gone astray (quick UNSAT answers
-        // at narrow windows shrink the time per neighbourhood to its least
-        // and the wider ones keep running out of it: hard-o25-s2, 60 s,
-        // stopped at 219 after 6 s). A kick, and the sizes start again,
-        // with more time.
-        if fruitless >= GIVE_UP_AFTER {
-            stalls += 1;
-            fruitless = 0;
-            delta_pm = 30;
-            step = 1;
-            sub_time = (FIRST_SUB_TIME * 2u32.pow(stalls.min(MAX_DOUBLINGS))).min(MAX_SUB_TIME);
-            if deadline.remaining() < KICK_MIN_LEFT || !kickable {
-                // Too little time to descend again from a kick, or no op
-                // with a tiling choice to kick (job shops): the sizes alone
-                // start again.
-                continue;
-            }
-            // Kicked is the best schedule so far: the chain's, or the one
-            // before the last kick where that was shorter.
-            if let Some((ms, s)) = overall.take()
-                && ms < view.makespan
-            {
-                best = s;
-                let Some(v) = View::of(inst, &all, &best) else {
-                    break;
-                };
-                view = v;
-            }
-            overall = Some((view.makespan, best.clone()));
-            let Some(kicked) = kick(inst, ng, &all, &best, &view, deadline, &mut rng, budget)
-            else {
-                break;
-            };
-            stats.kicks += 1;
-            best = kicked;
-            let Some(v) = View::of(inst, &all, &best) else {
-                break;
-            };
-            view = v;
-            continue;
+        // (kicked, the chain leaves it and descends further), or sizes gone
+        // astray (quick UNSAT answers at narrow windows shrink the time per
+        // neighbourhood to its least and the wider ones keep running out
+        // of it). A kick, and the sizes start again, with more time.
+        let go = if chain.fruitless >= GIVE_UP_AFTER {
+            chain.after_stall(deadline)
+        } else {
+            chain.neighbourhood(lo, deadline)
+        };
+        if !go {
+            break;
         }
-        let makespan = view.makespan;
+    }
+    let stats = chain.stats;
+    log::debug!("lns windows: {stats:?}");
+    // The chain's schedule, or the best before a kick where that was
+    // shorter; kept only when shorter than the start.
+    let cur = validated(inst, &chain.best).unwrap_or(u128::MAX);
+    let (ms, sched) = match chain.overall {
+        Some((ms, s)) if ms < cur => (ms, s),
+        _ => (cur, chain.best),
+    };
+    ((ms < start_ms).then_some(sched), stats)
+}
+
+/// One chain of time-window neighbourhoods (`improve`): its schedule
+/// (`best`: a kick may take it above the best one found, which `overall`
+/// keeps) and the sizes it adapts.
+struct Chain<'i> {
+    inst: &'i Instance,
+    ng: &'i TilingNogoods,
+    all: Vec<Vec<u32>>,
+    /// Some op has a tiling choice to kick (not in job shops).
+    kickable: bool,
+    budget: u64,
+    rng: SplitMix64,
+    best: Schedule,
+    overall: Option<(u128, Schedule)>,
+    view: View,
+    fruitless: usize,
+    sub_time: Duration,
+    /// Window half-width as a share of the makespan (in 1/1000).
+    delta_pm: u64,
+    /// How far below the incumbent a neighbourhood aims (time): doubled
+    /// after each success (successes come one unit at a time), back to the
+    /// least step after a failure.
+    step: u128,
+    /// Stalls so far (`GIVE_UP_AFTER`), each followed by a kick or, near
+    /// the end, by the sizes alone starting again.
+    stalls: u32,
+    stats: LnsStats,
+}
+
+impl Chain<'_> {
+    /// After a stall: the sizes start again, with more time, and the best
+    /// schedule so far is kicked where time and tiling choices allow.
+    /// Whether the chain goes on.
+    fn after_stall(&mut self, deadline: &Deadline) -> bool {
+        self.stalls += 1;
+        self.fruitless = 0;
+        self.delta_pm = 30;
+        self.step = 1;
+        self.sub_time =
+            (FIRST_SUB_TIME * 2u32.pow(self.stalls.min(MAX_DOUBLINGS))).min(MAX_SUB_TIME);
+        if deadline.remaining() < KICK_MIN_LEFT || !self.kickable {
+            // Too little time to descend again from a kick, or no op with a
+            // tiling choice to kick (job shops): the sizes alone start again.
+            return true;
+        }
+        // Kicked is the best schedule so far: the chain's, or the one
+        // before the last kick where that was shorter.
+        if let Some((ms, s)) = self.overall.take()
+            && ms < self.view.makespan
+        {
+            self.best = s;
+            let Some(v) = View::of(self.inst, &self.all, &self.best) else {
+                return false;
+            };
+            self.view = v;
+        }
+        self.overall = Some((self.view.makespan, self.best.clone()));
+        let kicked = kick(
+            self.inst,
+            self.ng,
+            &self.all,
+            &self.best,
+            &self.view,
+            deadline,
+            &mut self.rng,
+            self.budget,
+        );
+        let Some(kicked) = kicked else {
+            return false;
+        };
+        self.stats.kicks += 1;
+        self.best = kicked;
+        let Some(v) = View::of(self.inst, &self.all, &self.best) else {
+            return false;
+        };
+        self.view = v;
+        true
+    }
+
+    /// One neighbourhood of the chain's schedule, and what its answer does
+    /// to the sizes. Whether the chain goes on.
+    fn neighbourhood(&mut self, lo: u64, deadline: &Deadline) -> bool {
+        let inst = self.inst;
+        let makespan = self.view.makespan;
         if makespan <= u128::from(lo) {
-            break;
+            return false;
         }
-        let freed = choose_freed(&view, &all, &mut rng);
-        let cand = offer(&all, &best, |o| freed.contains(&(o as u32)));
+        let freed = choose_freed(&self.view, &self.all, &mut self.rng);
+        let cand = offer(&self.all, &self.best, |o| freed.contains(&(o as u32)));
         let mut m = Model::new(inst, &cand);
-        m.forbid(ng);
-        let Some(inc) = incumbent_of(&m, &best) else {
-            break;
+        m.forbid(self.ng);
+        let Some(inc) = incumbent_of(&m, &self.best) else {
+            return false;
         };
         let g = u128::from(m.g);
         // Where neighbourhoods around the incumbent keep failing (windows
-        // of `delta` hold nothing shorter, wider ones run out of time:
-        // hard-o25-s6 stuck at 186 for 40 neighbourhoods), a sideways
-        // neighbourhood asks for the incumbent's makespan: the solver's
-        // answer is another schedule of it (the incumbent itself is in
-        // the neighbourhood), and the windows of the next neighbourhoods
-        // move with it.
-        // (Within the model's horizon only, like any other neighbourhood.)
-        let sideways = fruitless > 0
-            && fruitless.is_multiple_of(SIDEWAYS_EVERY)
+        // of `delta` hold nothing shorter, wider ones run out of time), a
+        // sideways neighbourhood asks for the incumbent's makespan: the
+        // solver's answer is another schedule of it (the incumbent itself
+        // is in the neighbourhood), and the windows of the next
+        // neighbourhoods move with it. (Within the model's horizon only,
+        // like any other neighbourhood.)
+        let sideways = self.fruitless > 0
+            && self.fruitless.is_multiple_of(SIDEWAYS_EVERY)
             && makespan / g <= u128::from(m.horizon);
         // Makespans up to `step` below the incumbent's (never below the
         // proven bound), or up to it when sideways.
         let tmax = if sideways {
             makespan / g
         } else {
-            (makespan.saturating_sub(step) / g).max(u128::from(lo).div_ceil(g))
+            (makespan.saturating_sub(self.step) / g).max(u128::from(lo).div_ceil(g))
         };
         if (!sideways && tmax * g >= makespan) || tmax > u128::from(m.horizon) {
-            break;
+            return false;
         }
         let tmax = tmax as u64;
-        let delta = (tmax * delta_pm / 1000).max(1);
-        narrow_around(&mut m, &inc, &view.op_span, tmax, delta);
+        let delta = (tmax * self.delta_pm / 1000).max(1);
+        narrow_around(&mut m, &inc, &self.view.op_span, tmax, delta);
         let t0 = Instant::now();
         // An effort of this thread's CPU time, the build's and the answer's
         // (src/stop.rs): the windows adapt to the work they need, not to
         // the load.
         let cpu = CpuTimer::start();
-        let end = deadline.stop_after(sub_time);
-        let Some(mut enc) = encode_within(&m, tmax, budget, end, deadline, Orders::Clauses) else {
+        let end = deadline.stop_after(self.sub_time);
+        let Some(mut enc) = encode_within(&m, tmax, self.budget, end, deadline, Orders::Clauses)
+        else {
             // Over the budget (or out of time while building): narrower.
-            delta_pm = (delta_pm * 3 / 4).max(1);
-            fruitless += 1;
-            continue;
+            self.delta_pm = (self.delta_pm * 3 / 4).max(1);
+            self.fruitless += 1;
+            return true;
         };
-        stats.max_freed = stats.max_freed.max(freed.len());
+        self.stats.max_freed = self.stats.max_freed.max(freed.len());
         let built = t0.elapsed();
         let answer = enc.decide(tmax as i64, &[], end);
         log::debug!(
@@ -222,7 +283,7 @@ pub fn improve(
                 let s = to_schedule(&m, &d);
                 let Some(ms) = validated(inst, &s) else {
                     log::warn!("lns windows: a model failed the validator; search stopped");
-                    break;
+                    return false;
                 };
                 log::debug!(
                     "lns windows: {makespan} -> {ms} (delta {delta}, {} freed{}) in {:.3} s",
@@ -232,67 +293,59 @@ pub fn improve(
                 );
                 if ms > makespan {
                     log::warn!("lns windows: an answer above its makespan; search stopped");
-                    break;
+                    return false;
                 }
-                best = s;
+                self.best = s;
                 if ms < makespan {
-                    stats.improved += 1;
-                    fruitless = 0;
-                    step = (step * 2).min(u128::from(delta) * g);
+                    self.stats.improved += 1;
+                    self.fruitless = 0;
+                    self.step = (self.step * 2).min(u128::from(delta) * g);
                 } else {
-                    stats.sideways += 1;
-                    fruitless += 1;
+                    self.stats.sideways += 1;
+                    self.fruitless += 1;
                 }
-                let Some(v) = View::of(inst, &all, &best) else {
-                    break;
+                let Some(v) = View::of(inst, &self.all, &self.best) else {
+                    return false;
                 };
-                view = v;
+                self.view = v;
             }
             // A longer step that failed says nothing about `delta`: the next
             // neighbourhood asks for one unit again.
             Answer::Unsat => {
-                stats.exhausted += 1;
-                fruitless += 1;
-                if step > 1 {
-                    step = 1;
-                    continue;
+                self.stats.exhausted += 1;
+                self.fruitless += 1;
+                if self.step > 1 {
+                    self.step = 1;
+                    return true;
                 }
                 log::debug!(
                     "lns windows: none within delta {delta} ({} freed) in {:.3} s",
                     freed.len(),
                     t0.elapsed().as_secs_f64()
                 );
-                delta_pm = (delta_pm * 5 / 4 + 1).min(500);
-                if cpu.elapsed() < sub_time / 4 {
-                    sub_time = (sub_time * 3 / 4).max(MIN_SUB_TIME);
+                self.delta_pm = (self.delta_pm * 5 / 4 + 1).min(500);
+                if cpu.elapsed() < self.sub_time / 4 {
+                    self.sub_time = (self.sub_time * 3 / 4).max(MIN_SUB_TIME);
                 }
             }
             Answer::Interrupted | Answer::OverBudget => {
-                stats.timed_out += 1;
-                fruitless += 1;
-                if step > 1 {
-                    step = 1;
-                    continue;
+                self.stats.timed_out += 1;
+                self.fruitless += 1;
+                if self.step > 1 {
+                    self.step = 1;
+                    return true;
                 }
                 log::debug!(
                     "lns windows: delta {delta} ({} freed) out of time after {:.3} s",
                     freed.len(),
                     t0.elapsed().as_secs_f64()
                 );
-                delta_pm = (delta_pm * 4 / 5).max(1);
-                sub_time = (sub_time * 5 / 4).min(MAX_SUB_TIME);
+                self.delta_pm = (self.delta_pm * 4 / 5).max(1);
+                self.sub_time = (self.sub_time * 5 / 4).min(MAX_SUB_TIME);
             }
         }
+        true
     }
-    log::debug!("lns windows: {stats:?}");
-    // The chain's schedule, or the best before a kick where that was
-    // shorter; kept only when shorter than the start.
-    let cur = validated(inst, &best).unwrap_or(u128::MAX);
-    let (ms, sched) = match overall {
-        Some((ms, s)) if ms < cur => (ms, s),
-        _ => (cur, best),
-    };
-    ((ms < start_ms).then_some(sched), stats)
 }
 
 /// A kick (`KICK_MIN_LEFT`): a neighbourhood of the chain's schedule in

@@ -33,7 +33,7 @@ struct Flat {
 
 /// What the brute force finds.
 #[derive(Clone, Debug)]
-pub struct Brute {
+pub(crate) struct Brute {
     /// The least makespan (time), `None` when no choice has a legal
     /// schedule (or some op has no usable tiling).
     pub optimum: Option<u128>,
@@ -46,7 +46,7 @@ pub struct Brute {
 
 impl Brute {
     /// The optimal schedule in the output format (problem.md §5).
-    pub fn schedule_text(&self) -> String {
+    pub(crate) fn schedule_text(&self) -> String {
         let rows: Vec<String> = self
             .rows
             .iter()
@@ -57,7 +57,7 @@ impl Brute {
 }
 
 /// Every choice of usable tilings (indices into each op's group).
-pub fn choices(c: &Corner) -> Vec<Vec<usize>> {
+pub(crate) fn choices(c: &Corner) -> Vec<Vec<usize>> {
     let mut out: Vec<Vec<usize>> = vec![Vec::new()];
     for &(_, g) in &c.ops {
         let usable: Vec<usize> = (0..c.groups[g].tilings.len())
@@ -78,7 +78,7 @@ pub fn choices(c: &Corner) -> Vec<Vec<usize>> {
 }
 
 /// The least makespan over every choice and every start vector.
-pub fn solve(c: &Corner) -> Brute {
+pub(crate) fn solve(c: &Corner) -> Brute {
     let mut best: Option<(u64, Vec<[u128; 5]>)> = None;
     let mut per_choice = Vec::new();
     for choice in choices(c) {

@@ -20,7 +20,7 @@ use super::Rng;
 /// An instance as plain data. Durations are in units of `time_unit` (the
 /// text writes `dur * time_unit`); memory amounts and sizes are as written.
 #[derive(Clone, Debug)]
-pub struct Corner {
+pub(crate) struct Corner {
     /// `(core type id, count)`.
     pub cores: Vec<(u32, u32)>,
     /// `(memory type id, size)`.
@@ -35,14 +35,14 @@ pub struct Corner {
 
 /// One `(OpType, Shape)` of the library and its tilings, in file order.
 #[derive(Clone, Debug)]
-pub struct Group {
+pub(crate) struct Group {
     pub op_type: u32,
     pub shape: u32,
     pub tilings: Vec<Tiling>,
 }
 
 #[derive(Clone, Debug)]
-pub struct Tiling {
+pub(crate) struct Tiling {
     pub id: u32,
     pub nodes: Vec<Node>,
     /// Intra-op edges as local node indices.
@@ -50,7 +50,7 @@ pub struct Tiling {
 }
 
 #[derive(Clone, Debug)]
-pub struct Node {
+pub(crate) struct Node {
     pub id: u32,
     /// Core type id (possibly one the platform lacks).
     pub core: u32,
@@ -63,10 +63,10 @@ pub struct Node {
 
 /// Largest node count of one tiling choice (the brute force enumerates
 /// every start vector).
-pub const MAX_NODES: usize = 6;
+pub(crate) const MAX_NODES: usize = 6;
 
 /// Most tiling choices of one instance.
-pub const MAX_CHOICES: usize = 27;
+pub(crate) const MAX_CHOICES: usize = 27;
 
 /// `k` distinct values of `0..n` in random order.
 fn distinct(k: usize, n: u64, rng: &mut Rng) -> Vec<u32> {
@@ -101,7 +101,7 @@ fn dag(n: usize, percent: u64, rng: &mut Rng) -> Vec<(usize, usize)> {
 impl Corner {
     /// A random corner instance of at most `MAX_NODES` nodes a choice and
     /// `MAX_CHOICES` choices.
-    pub fn random(rng: &mut Rng) -> Corner {
+    pub(crate) fn random(rng: &mut Rng) -> Corner {
         loop {
             let c = Corner::draw(rng);
             if c.max_nodes() <= MAX_NODES && c.n_choices() <= MAX_CHOICES {
@@ -280,12 +280,12 @@ impl Corner {
     }
 
     /// Whether the platform has core type `id` with at least one core.
-    pub fn has_cores(&self, id: u32) -> bool {
+    pub(crate) fn has_cores(&self, id: u32) -> bool {
         self.cores.iter().any(|&(c, k)| c == id && k > 0)
     }
 
     /// Size of memory type `id`, if the platform has it.
-    pub fn mem_size(&self, id: u32) -> Option<u64> {
+    pub(crate) fn mem_size(&self, id: u32) -> Option<u64> {
         self.mems.iter().find(|m| m.0 == id).map(|m| m.1)
     }
 
@@ -293,7 +293,7 @@ impl Corner {
     /// type with cores and every positive demand names a memory type the
     /// platform has, whose size holds the node's total of that type (a zero
     /// amount is no demand).
-    pub fn usable(&self, t: &Tiling) -> bool {
+    pub(crate) fn usable(&self, t: &Tiling) -> bool {
         t.nodes.iter().all(|n| {
             self.has_cores(n.core)
                 && n.mem.iter().filter(|e| e.1 > 0).all(|e| {
@@ -310,7 +310,7 @@ impl Corner {
     }
 
     /// The instance as tmin reads it (problem.md §1).
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let list = |items: Vec<String>| format!("[{}]", items.join(","));
         let mut s = format!(
             "SetSocInfo({},{})\n",

@@ -1,14 +1,14 @@
 //! Helpers shared by the integration tests that drive the `tmin` binary.
 #![allow(dead_code)] // each test crate uses its own subset
 
-pub mod brute;
-pub mod corners;
+pub(crate) mod brute;
+pub(crate) mod corners;
 
 use std::path::PathBuf;
 use std::process::Command;
 
 /// Writes `contents` to a file named `name` in this suite's scratch directory.
-pub fn tmp_in(suite: &str, name: &str, contents: &[u8]) -> PathBuf {
+pub(crate) fn tmp_in(suite: &str, name: &str, contents: &[u8]) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(suite);
     std::fs::create_dir_all(&dir).unwrap();
     let p = dir.join(name);
@@ -17,7 +17,7 @@ pub fn tmp_in(suite: &str, name: &str, contents: &[u8]) -> PathBuf {
 }
 
 /// Runs `tmin` with `args`: (exit code, stdout, stderr).
-pub fn tmin(args: &[&str]) -> (i32, String, String) {
+pub(crate) fn tmin(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_tmin"))
         .args(args)
         .output()
@@ -30,7 +30,7 @@ pub fn tmin(args: &[&str]) -> (i32, String, String) {
 }
 
 /// As `tmin`, with extra environment variables.
-pub fn tmin_env(args: &[&str], envs: &[(&str, &str)]) -> (i32, String, String) {
+pub(crate) fn tmin_env(args: &[&str], envs: &[(&str, &str)]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_tmin"))
         .args(args)
         .envs(envs.iter().copied())
@@ -45,45 +45,45 @@ pub fn tmin_env(args: &[&str], envs: &[(&str, &str)]) -> (i32, String, String) {
 
 /// The tests' one random generator (xorshift64): the same seed gives the same
 /// cases on every machine, so a failure names a reproducible case.
-pub struct Rng(pub u64);
+pub(crate) struct Rng(pub u64);
 
 impl Rng {
-    pub fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
         self.0
     }
     /// Uniform-ish in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
     /// An index in `0..n` (`n > 0`).
-    pub fn index(&mut self, n: usize) -> usize {
+    pub(crate) fn index(&mut self, n: usize) -> usize {
         self.below(n as u64) as usize
     }
     /// True with about `percent` % probability.
-    pub fn chance(&mut self, percent: u64) -> bool {
+    pub(crate) fn chance(&mut self, percent: u64) -> bool {
         self.below(100) < percent
     }
 }
 
 /// A node as (op index, local index).
-pub type TinyNode = (usize, usize);
+pub(crate) type TinyNode = (usize, usize);
 /// An edge of the derived node graph: from, to, and whether it is inter-op.
-pub type TinyEdge = (TinyNode, TinyNode, bool);
+pub(crate) type TinyEdge = (TinyNode, TinyNode, bool);
 
 /// The tests' one tiny-instance generator: a random instance in plain data
 /// (1-4 ops of one tiling of 1-5 nodes, two core types, two memory types sized
 /// so that every tiling is usable and memory may bind), written out as text
 /// for the parser; a naive checker reads the same data (tests/check_rules.rs).
-pub struct Tiny {
+pub(crate) struct Tiny {
     pub cores: Vec<u32>,    // cores per core type 0, 1, ...
     pub mem_size: Vec<u64>, // size per memory type 0, 1, ...
     pub ops: Vec<TinyOp>,   // op ids 1, 2, ...
     pub op_edges: Vec<(usize, usize)>,
 }
-pub struct TinyOp {
+pub(crate) struct TinyOp {
     pub dur: Vec<u64>,
     pub core: Vec<u32>,
     pub edges: Vec<(usize, usize)>,  // local indices, i < j
@@ -92,13 +92,13 @@ pub struct TinyOp {
 
 impl Tiny {
     /// Durations 0..=3 (zero durations included).
-    pub fn random(rng: &mut Rng) -> Tiny {
+    pub(crate) fn random(rng: &mut Rng) -> Tiny {
         Tiny::random_with(rng, &[0, 1, 2, 3])
     }
 
     /// Durations drawn from `durations` (e.g. sparse ones whose sums leave
     /// gaps, for event points).
-    pub fn random_with(rng: &mut Rng, durations: &[u64]) -> Tiny {
+    pub(crate) fn random_with(rng: &mut Rng, durations: &[u64]) -> Tiny {
         let cores = vec![1 + rng.below(3) as u32, 1 + rng.below(2) as u32];
         // Demands sum to at most 2 x 4 per node and type, so every tiling is usable.
         let mem_size = vec![8 + rng.below(3), 8 + rng.below(3)];
@@ -146,7 +146,7 @@ impl Tiny {
         }
     }
 
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let cores: Vec<String> = self
             .cores
             .iter()
@@ -199,7 +199,7 @@ impl Tiny {
     }
 
     /// All nodes as (op, local), and every edge of the derived node graph (problem.md §3).
-    pub fn node_edges(&self) -> (Vec<TinyNode>, Vec<TinyEdge>) {
+    pub(crate) fn node_edges(&self) -> (Vec<TinyNode>, Vec<TinyEdge>) {
         let nodes: Vec<(usize, usize)> = self
             .ops
             .iter()
@@ -223,7 +223,7 @@ impl Tiny {
         (nodes, edges)
     }
 
-    pub fn demand(&self, (o, v): (usize, usize), m: u32) -> u64 {
+    pub(crate) fn demand(&self, (o, v): (usize, usize), m: u32) -> u64 {
         self.ops[o]
             .mem
             .iter()
@@ -235,14 +235,14 @@ impl Tiny {
 
 /// The memory-tight family of scripts/bench-memtight
 /// (`tmin::generate::memory_tight`).
-pub fn memory_tight(seed: u64, ops: u32, nodes: (u32, u32)) -> tmin::instance::Instance {
+pub(crate) fn memory_tight(seed: u64, ops: u32, nodes: (u32, u32)) -> tmin::instance::Instance {
     let cfg = tmin::generate::memory_tight(seed, ops, nodes);
     tmin::generate::generate(&cfg).unwrap().instance
 }
 
 /// A list schedule of `inst` within `ms` milliseconds (the incumbent the
 /// engines start from).
-pub fn list_schedule(inst: &tmin::instance::Instance, ms: u64) -> tmin::schedule::Schedule {
+pub(crate) fn list_schedule(inst: &tmin::instance::Instance, ms: u64) -> tmin::schedule::Schedule {
     let opts = tmin::solve::SolveOptions {
         time_limit: std::time::Duration::from_millis(ms),
         ..tmin::solve::SolveOptions::default()
@@ -256,7 +256,7 @@ pub fn list_schedule(inst: &tmin::instance::Instance, ms: u64) -> tmin::schedule
 /// first found within 1 ms, or 4, 16, 64 ms where a loaded machine gave the
 /// list engine no pass within the shorter limit (seen with 1 ms alone, four
 /// tests at once on two cores).
-pub fn weak_list_schedule(inst: &tmin::instance::Instance) -> tmin::schedule::Schedule {
+pub(crate) fn weak_list_schedule(inst: &tmin::instance::Instance) -> tmin::schedule::Schedule {
     for ms in [1, 4, 16] {
         let opts = tmin::solve::SolveOptions {
             time_limit: std::time::Duration::from_millis(ms),
@@ -272,7 +272,10 @@ pub fn weak_list_schedule(inst: &tmin::instance::Instance) -> tmin::schedule::Sc
 }
 
 /// The makespan of `s`, asserting first that it passes the validator.
-pub fn legal_makespan(inst: &tmin::instance::Instance, s: &tmin::schedule::Schedule) -> u128 {
+pub(crate) fn legal_makespan(
+    inst: &tmin::instance::Instance,
+    s: &tmin::schedule::Schedule,
+) -> u128 {
     let g = tmin::graph::NodeGraph::new(inst, s.choice.clone()).unwrap();
     assert!(
         tmin::schedule::check(&g, s, 5).is_empty(),
@@ -282,7 +285,7 @@ pub fn legal_makespan(inst: &tmin::instance::Instance, s: &tmin::schedule::Sched
 }
 
 /// The SAT engine's optimum of `inst` within 10 s, if it proves one.
-pub fn sat_optimum(inst: &tmin::instance::Instance) -> Option<u128> {
+pub(crate) fn sat_optimum(inst: &tmin::instance::Instance) -> Option<u128> {
     let opts = tmin::solve::SolveOptions {
         time_limit: std::time::Duration::from_secs(10),
         ..tmin::solve::SolveOptions::default()

@@ -132,7 +132,7 @@ pub(super) struct Recorder<'m> {
 impl Recorder<'_> {
     /// After a joint start of `set` (already in `order`'s tail): the memory
     /// held now is the profile of these positions.
-    pub fn record(&mut self, set: &[u32], usage: &[u128]) {
+    pub(super) fn record(&mut self, set: &[u32], usage: &[u128]) {
         self.order.extend_from_slice(set);
         let end = self.order.len();
         for (m, pr) in self.base.iter_mut().enumerate() {
@@ -170,15 +170,15 @@ pub(super) struct Guard<'m> {
 }
 
 impl Guard<'_> {
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.guide.list.len()
     }
-    pub fn node_at(&self, q: usize) -> u32 {
+    pub(super) fn node_at(&self, q: usize) -> u32 {
         self.guide.list[q]
     }
 
     /// The first unstarted position at or after `k` (`len` when none).
-    pub fn unstarted_from(&mut self, k: usize) -> usize {
+    pub(super) fn unstarted_from(&mut self, k: usize) -> usize {
         let mut r = k as u32;
         while self.skip[r as usize] != r {
             r = self.skip[r as usize];
@@ -194,12 +194,12 @@ impl Guard<'_> {
     }
 
     /// The first unstarted position.
-    pub fn next_unstarted(&mut self) -> usize {
+    pub(super) fn next_unstarted(&mut self) -> usize {
         self.next = self.unstarted_from(self.next);
         self.next
     }
 
-    pub fn started(&mut self, v: u32) {
+    pub(super) fn started(&mut self, v: u32) {
         let p = self.guide.pos[v as usize] as usize;
         self.skip[p] = p as u32 + 1;
     }
@@ -207,7 +207,7 @@ impl Guard<'_> {
     /// Whether starting all of `set` now keeps the serial completion legal.
     /// `Err(k)`: not before the first unstarted position passes k. The plan is
     /// kept for `commit`.
-    pub fn check(&mut self, md: &Model, set: &[u32]) -> Result<(), usize> {
+    pub(super) fn check(&mut self, md: &Model, set: &[u32]) -> Result<(), usize> {
         self.members.clear();
         self.members
             .extend(set.iter().map(|&v| (self.guide.pos[v as usize], v)));
@@ -266,7 +266,7 @@ impl Guard<'_> {
 
     /// Records the holds of the out-of-order members of the set last passed
     /// to `check` (which accepted it).
-    pub fn commit(&mut self, md: &Model) {
+    pub(super) fn commit(&mut self, md: &Model) {
         let (q, i) = self.plan;
         let g = md.g;
         for &(p, u) in &self.members[i..] {
@@ -290,7 +290,7 @@ impl Guard<'_> {
     /// last same-type successor, where the serial schedule released it (the
     /// base, lowered only on blocks wholly inside that span: a block answers
     /// for its largest member, which may not hold x).
-    pub fn released(&mut self, md: &Model, x: u32, m: usize, amount: u64) {
+    pub(super) fn released(&mut self, md: &Model, x: u32, m: usize, amount: u64) {
         if !md.binding[m] {
             return;
         }
