@@ -34,27 +34,58 @@
 use crate::error::InputError;
 use crate::instance::Instance;
 
-/// Sum over tilings' nodes of durations, exact.
-fn tiling_work(inst: &Instance, t: u32) -> u128 {
+/// Per library group (`(OpType, Shape)`), over its usable tilings: the
+/// most work (sum of durations, exact), and the most of a tiling's work
+/// less its shortest node (tilings with nodes only); `None` without a
+/// usable tiling. Ops of one group share these, so each is computed once.
+struct GroupWork {
+    slowest: Option<u128>,
+    latest: Option<u128>,
+}
+
+fn group_work(inst: &Instance) -> Vec<GroupWork> {
     let lib = &inst.library;
-    lib.tilings[t as usize]
-        .nodes()
-        .map(|v| u128::from(lib.node_dur[v as usize]))
-        .sum()
+    lib.groups
+        .iter()
+        .map(|g| {
+            let mut w = GroupWork {
+                slowest: None,
+                latest: None,
+            };
+            for &t in g
+                .tilings
+                .iter()
+                .filter(|&&t| lib.tilings[t as usize].is_usable())
+            {
+                let durs = lib.tilings[t as usize]
+                    .nodes()
+                    .map(|v| u128::from(lib.node_dur[v as usize]));
+                let (work, shortest) = durs
+                    .fold((0u128, None), |(s, m): (u128, Option<u128>), d| {
+                        (s + d, Some(m.map_or(d, |m| m.min(d))))
+                    });
+                w.slowest = Some(w.slowest.map_or(work, |x| x.max(work)));
+                if let Some(p) = shortest {
+                    w.latest = Some(w.latest.map_or(work - p, |x| x.max(work - p)));
+                }
+            }
+            w
+        })
+        .collect()
 }
 
 /// T_max as defined above; `None` when some op has no usable tiling (the
 /// instance is infeasible and has no score scale).
 pub fn t_max(inst: &Instance) -> Option<u128> {
-    let mut total: u128 = 0;
-    for op in 0..inst.graph.n_ops() as u32 {
-        let worst = inst
-            .usable_tilings(op)
-            .map(|t| tiling_work(inst, t))
-            .max()?;
-        total += worst;
-    }
-    Some(total)
+    t_max_of(inst, &group_work(inst))
+}
+
+fn t_max_of(inst: &Instance, groups: &[GroupWork]) -> Option<u128> {
+    inst.graph
+        .ops
+        .iter()
+        .map(|o| groups[o.group as usize].slowest)
+        .sum()
 }
 
 /// Smallest and largest node counts over every choice of usable tilings
@@ -80,28 +111,19 @@ pub fn node_range(inst: &Instance) -> Option<(u64, u64)> {
 /// slowest work, plus its tiling's work, less `v`'s duration (0 without
 /// nodes or usable tilings).
 pub fn latest_start(inst: &Instance) -> u128 {
-    let Some(total) = t_max(inst) else {
+    let groups = group_work(inst);
+    let Some(total) = t_max_of(inst, &groups) else {
         return 0;
     };
-    let lib = &inst.library;
-    let mut latest = 0u128;
-    for op in 0..inst.graph.n_ops() as u32 {
-        let slowest = inst
-            .usable_tilings(op)
-            .map(|t| tiling_work(inst, t))
-            .max()
-            .unwrap_or(0);
-        for t in inst.usable_tilings(op) {
-            let shortest = lib.tilings[t as usize]
-                .nodes()
-                .map(|v| u128::from(lib.node_dur[v as usize]))
-                .min();
-            if let Some(p) = shortest {
-                latest = latest.max(total - slowest + tiling_work(inst, t) - p);
-            }
-        }
-    }
-    latest
+    inst.graph
+        .ops
+        .iter()
+        .filter_map(|o| {
+            let g = &groups[o.group as usize];
+            Some(total - g.slowest? + g.latest?)
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 /// Refuses (a located input error naming the limit) an instance whose
