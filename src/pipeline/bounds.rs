@@ -12,10 +12,12 @@ use crate::instance::Instance;
 use crate::solve::SolveOptions;
 use crate::stop::Deadline;
 
+use super::policy::POLICY;
+
 /// The bounds every engine starts from: the combinatorial ones, the
 /// tiling-choice relaxation (models/bounds.md §6) and, with `windows`, the
-/// window net's destructive bound (§7), on at most 15 % of the time (2 s
-/// at most). The window net is left out under `--certify` (its bound rests
+/// window net's destructive bound (§7), on a share of the time
+/// (`Policy::strengthen_share`, at most `strengthen_effort`). The window net is left out under `--certify` (its bound rests
 /// on no SAT answer, and the SAT engine's certified proofs should carry the
 /// bounds they can) and where the incumbent step computes it
 /// (`window_bound`, capped by the incumbent's makespan).
@@ -29,8 +31,8 @@ pub fn strengthen(
     // The 2 s cap is an effort of this thread's CPU time (src/stop.rs):
     // a loaded machine refutes what a quiet one does, within the share.
     let share = deadline
-        .share(STRENGTHEN_SHARE)
-        .capped_effort(Duration::from_secs(2));
+        .share(POLICY.strengthen_share)
+        .capped_effort(POLICY.strengthen_effort);
     if let Some(b) = tiling_choice_bound(inst, bounds, &share, refute) {
         bounds.add(b);
     }
@@ -39,7 +41,7 @@ pub fn strengthen(
     }
     // The window net's cheap levels (propagation, a round or two of
     // shaving); exact engines escalate it themselves where probes are hard.
-    let quick = share.capped(WINDOW_BOUND_QUICK);
+    let quick = share.capped(POLICY.window_quick);
     if let Some(b) =
         crate::sat::windows::bound(inst, &bounds.nogoods, bounds.best.value, None, &quick)
     {
@@ -48,11 +50,14 @@ pub fn strengthen(
 }
 
 /// Tiling choices refuted on small sub-instances (models/sat.md §1.2,
-/// `sat::context`), on at most 5 % of the time (0.5 s at most): every later
+/// `sat::context`), on a share of the time (`Policy::refute_share`, at most
+/// `refute_effort`): every later
 /// bound and the SAT engine range over what is left. When tilings are
 /// refuted, the combinatorial bounds are computed again over the rest.
 pub fn refute_choices(inst: &Instance, bounds: &mut Bounds, deadline: &Deadline, memory_mib: u64) {
-    let share = deadline.share(REFUTE_SHARE).capped_effort(REFUTE_TIME);
+    let share = deadline
+        .share(POLICY.refute_share)
+        .capped_effort(POLICY.refute_effort);
     let budget = crate::sat::budget_bytes(memory_mib) / 8;
     let cand = crate::prep::dominance::candidates_of_every_op(inst);
     let ng = crate::sat::context::refute(inst, cand, &share, budget);
@@ -84,7 +89,7 @@ pub fn refute_choices(inst: &Instance, bounds: &mut Bounds, deadline: &Deadline,
 /// without a legal schedule (`sat::context::refute_choice`), those
 /// combinations are cut (kept in `bounds.nogoods`, for every later bound
 /// and engine) and the relaxation is solved again, at most
-/// `CHOICE_ROUNDS` times.
+/// `Policy::choice_rounds` times.
 pub fn tiling_choice_bound(
     inst: &Instance,
     bounds: &mut Bounds,
@@ -95,11 +100,11 @@ pub fn tiling_choice_bound(
     let budget = crate::sat::budget_bytes(refute.unwrap_or(0)) / 8;
     // Checks stop at 80 % of the time: the relaxation's last solve and the
     // bounds after it (the window net's quick levels, 40 ms) keep the rest.
-    let checks = deadline.share(CHECKS_SHARE);
+    let checks = deadline.share(POLICY.checks_share);
     // Cuts do not change the candidates.
     let cands = bounds.nogoods.candidates(inst);
     let mut last = None;
-    for _ in 0..CHOICE_ROUNDS {
+    for _ in 0..POLICY.choice_rounds {
         let Some((b, choice)) = crate::milp::aggregate::solve(inst, bounds, deadline) else {
             break;
         };
@@ -128,29 +133,6 @@ pub fn tiling_choice_bound(
     }
     last
 }
-
-/// Shares of the time of `strengthen` and, of that, of the checks of
-/// `tiling_choice_bound`: the combinations refuted there raise the bound and
-/// spare the searches answers on choices without a schedule, and a smaller
-/// share lost them at short limits on a slower moment of the machine.
-const STRENGTHEN_SHARE: f64 = 0.15;
-
-const CHECKS_SHARE: f64 = 0.8;
-
-/// Most times `tiling_choice_bound` solves the relaxation.
-const CHOICE_ROUNDS: usize = 50;
-
-/// Share of the time `refute_choices` takes, and at most this long: on
-/// the memory-tight set every refutation that raised a bound came within
-/// 0.2 s, while passes that refute nothing useful run to their limit.
-const REFUTE_SHARE: f64 = 0.05;
-
-const REFUTE_TIME: Duration = Duration::from_millis(500);
-
-/// The window net's time in the starting bounds and the incumbent step:
-/// its cheap levels (propagation, a round of shaving). The SAT engine
-/// shaves further when its probes get hard (`sat::Descent::escalate`).
-pub(crate) const WINDOW_BOUND_QUICK: Duration = Duration::from_millis(40);
 
 /// Every bound tmin proves without search, within `limit`: the combinatorial
 /// bounds (also over the tilings refutation leaves), the tiling-choice

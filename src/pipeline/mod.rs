@@ -5,6 +5,7 @@
 //! solve` would have said with the same settings.
 
 pub mod bounds;
+pub mod policy;
 pub mod steps;
 
 use std::time::{Duration, Instant};

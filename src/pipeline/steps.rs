@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::bounds::WINDOW_BOUND_QUICK;
+use super::policy::POLICY;
 use crate::engine::{Context, IncumbentShare};
 use crate::list::ListOptions;
 use crate::list::engine::ListEngine;
@@ -53,7 +53,7 @@ pub fn incumbent(ctx: &Context, share: IncumbentShare) -> SolveResult {
 
 /// The window net's destructive bound (models/bounds.md §7) between the
 /// proven bound and the incumbent's makespan, on at most
-/// `WINDOW_BOUND_QUICK`: computed after list scheduling so that an incumbent
+/// `Policy::window_quick`: computed after list scheduling so that an incumbent
 /// that already meets the combinatorial bounds costs nothing, and the search
 /// never refutes makespans the incumbent has. Not under `--certify`.
 fn window_bound(ctx: &Context, mut r: SolveResult) -> SolveResult {
@@ -61,7 +61,10 @@ fn window_bound(ctx: &Context, mut r: SolveResult) -> SolveResult {
         return r;
     }
     let t = Instant::now();
-    let quick = ctx.deadline.share(0.1).capped(WINDOW_BOUND_QUICK);
+    let quick = ctx
+        .deadline
+        .share(POLICY.window_share)
+        .capped(POLICY.window_quick);
     let lo = r.lower_bound.max(ctx.bounds.best.value);
     if let Some(b) =
         crate::sat::windows::bound(ctx.inst, &ctx.bounds.nogoods, lo, r.makespan, &quick)
@@ -349,7 +352,7 @@ pub fn choice_search(ctx: &Context, r: SolveResult, share: f64, pass: Pass) -> S
 /// up): list scheduling improves the best schedule until the deadline, so
 /// the time is never returned unused.
 pub fn list_for_the_rest(ctx: &Context, r: SolveResult) -> SolveResult {
-    if r.status.is_settled() || ctx.deadline.remaining() <= Duration::from_millis(500) {
+    if r.status.is_settled() || ctx.deadline.remaining() <= POLICY.least_rest {
         return r;
     }
     let t = Instant::now();

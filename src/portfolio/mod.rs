@@ -210,7 +210,7 @@ impl Portfolio {
             // tight: whole tiling choices first, then neighbourhoods, so
             // that its descent starts low. Before the choices below the
             // incumbent, the choices at the bound's levels while the levels
-            // hold few (sat/choices.rs `EARLY_LEVEL_CHOICES`), on all the
+            // hold few (`sat::policy::ChoicePolicy::early_level_choices`), on all the
             // time: it proves what the last level pass, with the time left,
             // did not (results/policy.md).
             if !chosen {

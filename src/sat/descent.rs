@@ -239,7 +239,11 @@ impl Descent {
     pub(super) fn escalate(&mut self, enc: &mut Encoder, cx: &Probing) {
         self.escalated = true;
         let t0 = Instant::now();
-        let share = cx.deadline.remaining().mul_f64(0.1).min(WINDOW_BOUND_TIME);
+        let share = cx
+            .deadline
+            .remaining()
+            .mul_f64(DESCENT.window_bound_share)
+            .min(DESCENT.window_bound_time);
         let Some(b) = enc.window_bound(self.lo as i64, self.hi as i64, instant_after(t0, share))
         else {
             return;
@@ -254,7 +258,11 @@ impl Descent {
             self.lo = b;
             self.window_lo = Some(b);
         }
-        enc.shave_horizon(WINDOW_SHAVE_TIME.min(cx.deadline.remaining().mul_f64(0.05)));
+        enc.shave_horizon(
+            DESCENT
+                .window_shave_most
+                .min(cx.deadline.remaining().mul_f64(DESCENT.window_shave_share)),
+        );
     }
 
     /// The next makespan to probe (rounded down to a time point) and whether
@@ -414,10 +422,10 @@ impl Descent {
     }
 
     /// Whether an encoding that lazy cuts took over the budget is built
-    /// again (`REENCODE_SHARE`): the makespans still asked reach at most that
+    /// again (`DescentPolicy::reencode_share`): the makespans still asked reach at most that
     /// share of its horizon, and more than a second is left.
     pub(super) fn may_reencode(&self, enc: &Encoder, cx: &Probing) -> bool {
-        (self.hi as f64) < REENCODE_SHARE * enc.tmax as f64
+        (self.hi as f64) < DESCENT.reencode_share * enc.tmax as f64
             && self.lo <= self.hi
             && cx.deadline.remaining() > Duration::from_secs(1)
     }

@@ -14,6 +14,7 @@ pub mod holds;
 pub mod lns;
 pub mod lns_windows;
 pub mod model;
+pub mod policy;
 pub mod windows;
 
 mod descent;
@@ -27,6 +28,7 @@ use crate::instance::Instance;
 use crate::schedule::Schedule;
 use crate::solve::{BudgetStage, NoteKind, SolveOptions, SolveResult, Status, StepAside};
 use crate::stop::{Deadline, instant_after};
+use policy::DESCENT;
 
 use crate::certificate::{Certificate, Certifier};
 use certify::NotCertified;
@@ -50,21 +52,6 @@ pub const MAX_TIME: u64 = 1 << 60;
 /// this multiple of the budget. Otherwise the build counts the real clauses,
 /// literals and variables and stops at the budget itself (the hard limit).
 pub const ESTIMATE_SLACK: u128 = 2;
-
-/// Most time the window net's destructive bound takes when a probe first
-/// runs out of time (at most a tenth of what is left).
-const WINDOW_BOUND_TIME: Duration = Duration::from_secs(5);
-/// Time each probed makespan's windows may spend shaving: the last probe's
-/// time within these limits, and at most 5 % of what is left.
-const WINDOW_SHAVE_MIN: Duration = Duration::from_millis(20);
-const WINDOW_SHAVE_TIME: Duration = Duration::from_secs(2);
-
-/// Where lazy cuts take the encoding over the memory budget, it is built
-/// again for the makespans still asked when their horizon is at most this
-/// share of the encoding's (its order variables and clauses shrink with the
-/// windows; the cuts and what the solver learned are lost): a descent far
-/// below its first horizon goes on instead of stopping.
-const REENCODE_SHARE: f64 = 0.75;
 
 /// The encoding's memory budget in bytes for `--memory-limit` (MiB).
 pub fn budget_bytes(memory_limit_mib: u64) -> u64 {
@@ -759,8 +746,8 @@ pub fn search_certified(
         // are shaved on a share like the last probe's time.
         let share = if d.escalated {
             d.last_probe
-                .clamp(WINDOW_SHAVE_MIN, WINDOW_SHAVE_TIME)
-                .min(deadline.remaining().mul_f64(0.05))
+                .clamp(DESCENT.window_shave_least, DESCENT.window_shave_most)
+                .min(deadline.remaining().mul_f64(DESCENT.window_shave_share))
         } else {
             Duration::ZERO
         };

@@ -281,7 +281,7 @@ impl<'a> Search<'_, 'a> {
         // own, assumed with it.
         let mut windows = None;
         if let Ask::AtMost(level) = ask {
-            let until = deadline.stop_after(NET_TIME.1);
+            let until = deadline.stop_after(CHOICES.net_time.1);
             match self.choice_windows(choice, level, until) {
                 Some(Ok(a)) => {
                     assume.push(a);

@@ -110,7 +110,7 @@ impl Search<'_, '_> {
                 at_level = (level, 0);
             }
             at_level.1 += 1;
-            if opts.pass == Pass::EarlyLevels && at_level.1 > EARLY_LEVEL_CHOICES {
+            if opts.pass == Pass::EarlyLevels && at_level.1 > CHOICES.early_level_choices {
                 break;
             }
             s.stats.tried += 1;
@@ -136,13 +136,13 @@ impl Search<'_, '_> {
                 // end of the pass anyway. (Deciding the first few, or all,
                 // at once was slower from some incumbents and no faster
                 // from the others.)
-                // Over the shared encoding it gets `FIRST_AT_LEVEL` answers'
+                // Over the shared encoding it gets `ChoicePolicy::first_at_level` answers'
                 // time: its interrupted search keeps what it learned, but
                 // an undecided first choice sends the pass through the
                 // whole level before it is tried again.
                 None if skipped.is_empty() => {
                     let time = if s.shared.is_some() {
-                        (sub_time * FIRST_AT_LEVEL).min(opts.max_sub_time.max(sub_time))
+                        (sub_time * CHOICES.first_at_level).min(opts.max_sub_time.max(sub_time))
                     } else {
                         sub_time
                     };

@@ -54,6 +54,7 @@ use crate::bounds::windows::Windows;
 use crate::bounds::{Bound, Bounds};
 use crate::instance::Instance;
 use crate::milp::aggregate::{Proposal, propose};
+use crate::sat::policy::CHOICES;
 use crate::schedule::Schedule;
 use crate::stop::{CpuTimer, Stop};
 use crate::stop::{Deadline, instant_after};
@@ -82,48 +83,12 @@ pub struct ChoiceOptions {
     /// search hands the rest of its time back (checked between decisions).
     pub idle: Duration,
     /// Decide choices under assumptions in one encoding over every
-    /// candidate where it fits (`SHARED_BUDGET`), else one encoding each.
+    /// candidate where it fits (`ChoicePolicy::shared_budget`), else one encoding each.
     pub shared: bool,
     /// Below the incumbent, or at the level of the bound (a destructive
     /// enumeration that raises the bound), early or not.
     pub pass: Pass,
 }
-
-/// Proposals at one level after which the early level pass hands its time
-/// back (`Pass::EarlyLevels`). Where levels hold few choices it proves
-/// what the searches below the incumbent do not (hard-o12-s4: 80-100 a
-/// level, at most 113 = the optimum proven in 13-15 s of 20 with the pass
-/// first, on no seed of 3 without); where they hold many, the bound climbs
-/// slowly and the descent proves the optimum (hard-o12-s2: 14 at the
-/// first level, 185 at the eighth, 819 at the fourteenth, 24 levels below
-/// its optimum 137; the pass costs it 0.1-0.8 s).
-const EARLY_LEVEL_CHOICES: usize = 150;
-
-/// Answers' time of the first choice at a level over the shared encoding
-/// (`levels`). default-o30-m1-s21 at its optimum 379: that choice holds a
-/// schedule, found in a fraction of the first 0.25 s on a quiet machine;
-/// with the machine loaded twice over it was left undecided, and the early
-/// pass went through 150 more choices at the level (15 s of 20, unproven on
-/// 2 seeds of 3; proven in 3 s where the first answer came).
-const FIRST_AT_LEVEL: u32 = 4;
-
-/// Least and most time of the window net's check of a choice
-/// (`net_decision`): half the time of an answer within these. Where
-/// propagation alone refutes nothing it shaves, which with the memory
-/// timetables refutes about half of what is left (hard-o12-s4 at 111-113:
-/// 50 of 81 choices, each shaved to its fixpoint in 20-300 ms; without the
-/// timetables shaving refuted none of them); it costs its time on every
-/// choice it does not refute (on the 25-op instances, every choice).
-const NET_TIME: (Duration, Duration) = (Duration::from_millis(10), Duration::from_millis(400));
-
-/// Most time the shared encoding's memory triples take
-/// (`Encoder::memory_triples`; 0.2 s for 33,000 on hard-o12-s4).
-const TRIPLES_TIME: Duration = Duration::from_secs(1);
-
-/// Most bytes of the shared encoding: beyond, choices are decided alone
-/// (set when an interrupted answer also reloaded the solver, which took
-/// longer the larger the encoding; a smaller one still answers faster).
-const SHARED_BUDGET: u64 = 256 << 20;
 
 impl Default for ChoiceOptions {
     fn default() -> Self {
@@ -152,7 +117,7 @@ pub enum Pass {
     Levels,
     /// The early level pass (before any search below the incumbent): only
     /// where the shared encoding fits; it hands its time back, with the
-    /// bound it reached, at a level of more than `EARLY_LEVEL_CHOICES`
+    /// bound it reached, at a level of more than `ChoicePolicy::early_level_choices`
     /// proposals or with a choice undecided in `max_sub_time`, and the
     /// answers at a level's end are boxed as a choice's alone are (not run
     /// to the deadline).
@@ -343,14 +308,14 @@ fn shared_encoding<'m, 'a>(
     // answers are schedules, they cost more than they saved
     // (default-o30-m1-s17 proven in 3.2-4.7 s instead of 2.2-2.7 s).
     if let Some(wider) = triples {
-        // Their own room beyond the encoding's `SHARED_BUDGET`
+        // Their own room beyond the encoding's `ChoicePolicy::shared_budget`
         // (hard-o12-s4: 33,000 triples, 1.6 million clauses; within 256
         // MiB only half fitted and the refutations were no faster); the
         // encoding itself still has to fit it, so instances whose
         // encoding is far larger are declined as fast as before.
         enc.widen_budget(wider);
         let t0 = Instant::now();
-        let n = enc.memory_triples(instant_after(t0, TRIPLES_TIME).min(deadline.end));
+        let n = enc.memory_triples(instant_after(t0, CHOICES.triples_time).min(deadline.end));
         log::info!(
             "choices: {n} memory triples up front in {:.3} s",
             t0.elapsed().as_secs_f64()
@@ -383,7 +348,7 @@ pub fn search(
         shared_encoding(
             &whole,
             ub,
-            budget.min(SHARED_BUDGET),
+            budget.min(CHOICES.shared_budget),
             deadline,
             opts.pass.at_levels().then_some(budget),
         )
@@ -507,10 +472,10 @@ fn whole_choice(choice: &[u32]) -> Vec<(u32, u32)> {
 }
 
 /// The time of the window net's check beside an answer's `time`: half of
-/// it, within `NET_TIME` and the deadline.
+/// it, within `ChoicePolicy::net_time` and the deadline.
 fn net_time(time: Duration, deadline: &Deadline) -> Duration {
     (time / 2)
-        .clamp(NET_TIME.0, NET_TIME.1)
+        .clamp(CHOICES.net_time.0, CHOICES.net_time.1)
         .min(deadline.remaining())
 }
 
