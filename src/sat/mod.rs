@@ -916,3 +916,77 @@ fn certify_answer(
         Err(e) => res.note(format!("not certified: {}: {e}", probe.claim)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::instance::parse_reader;
+
+    fn inst(text: &str) -> Instance {
+        parse_reader(text.as_bytes(), "inline.txt").unwrap()
+    }
+
+    /// Two chained nodes of `d` on one core: horizon 2 units of `d`.
+    fn chain(d: u64) -> Instance {
+        inst(&format!(
+            "SetSocInfo([[0,1]],[])\nAddOpInfo(1,1,0,[[1,2]],[[1,0,{d}],[2,0,{d}]],[])\n\
+             GetInferenceScheResult([],[[1,1,1]])"
+        ))
+    }
+
+    /// An UNSAT answer at `lo - 1` units proves `lo` units: in time, `lo`
+    /// times the unit (models/sat.md §1.3), and no more than a makespan
+    /// found (which it then proves optimal).
+    #[test]
+    fn a_bound_in_units_is_a_bound_in_time() {
+        let mut r = SolveResult::without_schedule(Status::Unknown, 3, "before", ENGINE);
+        raise_to(&mut r, 2, 5, "units");
+        assert_eq!((r.lower_bound, r.bound_source.as_str()), (10, "units"));
+        raise_to(&mut r, 1, 5, "lower");
+        assert_eq!(r.lower_bound, 10, "a bound never falls");
+        let i = chain(5);
+        let g = crate::graph::NodeGraph::new(&i, vec![0]).unwrap();
+        let s = Schedule {
+            choice: vec![0],
+            start: vec![0, 5],
+            core: vec![0, 0],
+        };
+        assert_eq!(s.makespan(&g), 10);
+        let mut r = SolveResult::found(&i, s, 0, "none", ENGINE).unwrap();
+        raise_to(&mut r, 3, 5, "units");
+        assert_eq!((r.lower_bound, r.status), (10, Status::Optimal));
+    }
+
+    /// The time points: every instant where that fits the budget, the
+    /// event points (sums of durations: here 0, d, 2d) where the instants
+    /// would not, and a typed refusal beyond the representable horizon.
+    #[test]
+    fn every_instant_where_it_fits_else_the_event_points() {
+        let small = chain(3);
+        let m = Model::new(&small, &candidates_of_every_op(&small));
+        assert!(plan(&m, 2, 1 << 20).unwrap().is_every());
+        // Durations 10^9 and 1: the gcd is 1, so 2 x 10^9 instants, but
+        // only a few sums of durations.
+        let wide = inst(
+            "SetSocInfo([[0,1]],[])\nAddOpInfo(1,1,0,[[1,2]],[[1,0,1000000000],[2,0,1]],[])\n\
+             GetInferenceScheResult([],[[1,1,1]])",
+        );
+        let m = Model::new(&wide, &candidates_of_every_op(&wide));
+        assert_eq!(m.g, 1);
+        let p = plan(&m, m.horizon as u128, 64 << 20).unwrap();
+        assert!(!p.is_every());
+        assert!(p.count(0, m.horizon as i64) <= 4);
+        // Beyond MAX_TIME units: the engine steps aside, typed.
+        let huge = inst(
+            "SetSocInfo([[0,1]],[])\nAddOpInfo(1,1,0,[[1,2]],[[1,0,2305843009213693952],[2,0,1]],[])\n\
+             GetInferenceScheResult([],[[1,1,1]])",
+        );
+        let m = Model::new(&huge, &candidates_of_every_op(&huge));
+        let e = plan(&m, m.horizon as u128, 64 << 20).unwrap_err();
+        assert!(
+            matches!(e.why, StepAside::HorizonBeyondEngine { .. }),
+            "{}",
+            e.message
+        );
+    }
+}
