@@ -15,6 +15,7 @@
 pub mod backward;
 pub mod engine;
 pub mod frugal;
+pub mod policy;
 pub mod priority;
 pub mod repair;
 pub mod search;
@@ -30,6 +31,7 @@ use crate::instance::Instance;
 use crate::solve::{Note, NoteKind, Progress, SolveOptions, SolveResult, Status};
 use crate::stop::Deadline;
 
+use policy::POLICY;
 use priority::Rng;
 pub use search::Searcher;
 pub use tiling::{Tilings, flexible_ops, initial_choice, lean_choice};
@@ -42,16 +44,6 @@ pub struct Found {
     /// u64 is exact in the schedule itself).
     pub makespan: u64,
     pub how: String,
-}
-
-/// The first phase's share of the time. On graphs of hundreds of
-/// thousands of nodes a pass takes a good part of a second: a tiling move
-/// (several passes) is then rarely evaluated in time, while the deterministic
-/// rules and forward-backward still gain (measured at 10^6 nodes, 10 s: the
-/// tiling search evaluated no move), so large graphs give that phase most of
-/// the time.
-fn deterministic_share(nodes: usize) -> f64 {
-    if nodes > 300_000 { 0.7 } else { 0.35 }
 }
 
 /// The list engine's own knobs.
@@ -69,9 +61,8 @@ pub struct ListOptions {
 }
 
 /// Patience of the incumbent step of the exact engines and the portfolio
-/// (`ListOptions::patience`): small graphs stall within milliseconds;
-/// large ones, or ones still improving, reach their time share.
-pub const INCUMBENT_PATIENCE: usize = 200;
+/// (`Policy::incumbent_patience`).
+pub const INCUMBENT_PATIENCE: usize = POLICY.incumbent_patience;
 
 /// Forward-backward improvement of a given legal schedule (e.g. a SAT model,
 /// whose start times are legal but rarely tight): returns a schedule with a
@@ -327,7 +318,7 @@ impl Run<'_> {
             // on large graphs than the last rules; but a first schedule in any
             // case, and a first parallel one if a guarded pass can finish.
             s.first_guarded_pass_until(&self.deadline);
-            let share = self.deadline.share(deterministic_share(g.n_nodes()));
+            let share = self.deadline.share(POLICY.first_share(g.n_nodes()));
             s.deterministic(self.lb, &share);
             s.ensure_schedule(&self.deadline);
             self.free_stats = s.free_stats();
@@ -388,7 +379,7 @@ impl Run<'_> {
             &self.tl,
             lean_choice(&self.tl),
             flexible,
-            &self.deadline.share(0.5),
+            &self.deadline.share(POLICY.repair_share),
             &mut self.rng,
             &self.progress,
         );
@@ -438,7 +429,7 @@ impl Run<'_> {
             self.free_stats,
             patience,
             self.pass_seconds,
-            &self.deadline.share(0.5),
+            &self.deadline.share(POLICY.tiling_search_share),
             &mut self.rng,
             &self.progress,
         );

@@ -11,8 +11,6 @@
 //! of its successors, models/list.md), and one close to a good schedule
 //! leaves the guard the most room.
 
-use std::time::Duration;
-
 use crate::graph::NodeGraph;
 use crate::schedule::Schedule;
 use crate::solve::Progress;
@@ -21,6 +19,7 @@ use crate::stop::Deadline;
 use super::Found;
 use super::backward;
 use super::frugal;
+use super::policy::POLICY;
 use super::priority::{self, Paths, Rng, Rule, keys, perturb};
 use super::sgs::{self, Deadlock, Guide, Mode, Model, Stop};
 use super::tiling::OpPeaks;
@@ -252,23 +251,20 @@ impl<'g, 'a> Searcher<'g, 'a> {
     /// (`frugal::fitted_order`), from the schedule on all the cores, then on
     /// half of them, then the input op order fitted the same way, then the
     /// schedule on a quarter and an eighth of the cores (fewer ops side by
-    /// side), until one fits; at most 15 % of the time left, and only with half
-    /// a second or more left. Measured on the packed
-    /// family with 32 cores and ops interleaved 4 at a time, 10^5 nodes: all
-    /// the cores trap memory after 53,900 nodes, half of them fit.
+    /// side), until one fits; on a share of the time left, and only with
+    /// enough left (`Policy::fitted_share`, `fitted_least`): where all the
+    /// cores trap memory, fewer of them often fit (results/policy.md).
     fn blind_order_fitted(&mut self, deadline: &Deadline) -> Option<Vec<u32>> {
         // About 40 bytes a node while fitting (pending counts per memory type,
         // ranks, the blind schedule): kept off 10^7-node graphs, whose passes
-        // already use most of the 1 GiB the engine is held to.
-        const FITTED_MAX_NODES: usize = 2_000_000;
-        // A first schedule comes before them: with little time left (a
-        // fraction of a second) the other tiling choice's op orders, and the
-        // tiling repair, are the better bets.
-        if self.g.n_nodes() > FITTED_MAX_NODES || deadline.remaining() < Duration::from_millis(500)
+        // already use most of the 1 GiB the engine is held to. A first
+        // schedule comes before them: with little time left the other tiling
+        // choice's op orders, and the tiling repair, are the better bets.
+        if self.g.n_nodes() > POLICY.fitted_max_nodes || deadline.remaining() < POLICY.fitted_least
         {
             return None;
         }
-        let budget = deadline.share(0.15);
+        let budget = deadline.share(POLICY.fitted_share);
         // 0: the input op order's node list as the ranking.
         for slow_down in [1, 2, 0, 4, 8] {
             if slow_down != 1 && budget.expired() {

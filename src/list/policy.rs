@@ -1,0 +1,58 @@
+//! The list engine's policy: how it splits its time between its phases,
+//! and when it gives up, in one place, each with its reason (models/list.md
+//! describes the phases; results/policy.md the measurements).
+
+use std::time::Duration;
+
+/// What the list engine decides by.
+pub struct Policy {
+    /// The first phase's share of the time (the deterministic rules and
+    /// forward-backward), `large_first_share` above `large_nodes` nodes: on
+    /// graphs of hundreds of thousands of nodes a pass takes a good part of
+    /// a second, a tiling move (several passes) is then rarely evaluated in
+    /// time, while the first phase still gains.
+    pub first_share: f64,
+    pub large_first_share: f64,
+    pub large_nodes: usize,
+    /// The tiling repair's share of what is left when both starting tiling
+    /// choices deadlocked, and the tiling search's share before sampling.
+    pub repair_share: f64,
+    pub tiling_search_share: f64,
+    /// The memory-blind order fitted to memory (a guide where no frugal
+    /// order fits): at most this share of the time left, with at least
+    /// `fitted_least` left (a first schedule comes before it), on graphs
+    /// of at most `fitted_max_nodes` nodes (about 40 bytes a node while
+    /// fitting).
+    pub fitted_share: f64,
+    pub fitted_least: Duration,
+    pub fitted_max_nodes: usize,
+    /// Patience of the incumbent step of the exact engines and the
+    /// portfolio (`ListOptions::patience`): small graphs stall within
+    /// milliseconds; large ones, or ones still improving, reach their time
+    /// share.
+    pub incumbent_patience: usize,
+}
+
+/// The list engine's policy.
+pub const POLICY: Policy = Policy {
+    first_share: 0.35,
+    large_first_share: 0.7,
+    large_nodes: 300_000,
+    repair_share: 0.5,
+    tiling_search_share: 0.5,
+    fitted_share: 0.15,
+    fitted_least: Duration::from_millis(500),
+    fitted_max_nodes: 2_000_000,
+    incumbent_patience: 200,
+};
+
+impl Policy {
+    /// The first phase's share for a graph of `nodes` nodes.
+    pub fn first_share(&self, nodes: usize) -> f64 {
+        if nodes > self.large_nodes {
+            self.large_first_share
+        } else {
+            self.first_share
+        }
+    }
+}
