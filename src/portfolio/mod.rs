@@ -391,7 +391,7 @@ fn memory_round(ctx: &Context, r: SolveResult, levels_after: bool) -> SolveResul
     let near = r
         .makespan
         .is_some_and(|m| m as f64 <= r.lower_bound as f64 * (1.0 + POLICY.levels_near));
-    let r = if levels_after && near && !r.status.is_settled() {
+    let mut r = if levels_after && near && !r.status.is_settled() {
         choices(ctx, r, 1.0, Pass::Levels)
     } else {
         r
@@ -408,7 +408,6 @@ fn memory_round(ctx: &Context, r: SolveResult, levels_after: bool) -> SolveResul
         hand_back_when_stuck: false,
         no_bound_probes: false,
     };
-    let mut r = r;
     r.handed_back = false;
     let mut r = round.search(ctx, r);
     if r.handed_back && !r.status.is_settled() && !ctx.deadline.expired() {

@@ -158,8 +158,9 @@ impl Corner {
             ops[1].1 = e;
             op_edges = vec![(0, 1), (1, 2)];
             op_edges.extend((0..n_ops).flat_map(|a| (a + 1..n_ops).map(move |b| (a, b))));
+            // The chain's two edges are kept twice: repeated op edges, which
+            // the parser reads as one.
             op_edges.retain(|&(a, b)| (a, b) == (0, 1) || (a, b) == (1, 2) || rng.chance(20));
-            op_edges.dedup();
         }
         let mut c = Corner {
             cores,
