@@ -9,6 +9,11 @@ Prints one JSON line: status (optimal|feasible|infeasible|unknown), makespan,
 lower_bound, seconds, and writes the best schedule (problem.md section 5) to --out,
 so that `tmin check` can validate it.
 
+       cpsat_model.py --bench LIST DIR --time-limit S [--workers 1]
+Solves every instance of a `tmin bench` list file into DIR in `tmin bench`'s
+folder format (results.jsonl, schedules/NAME.schedule), so that `tmin bench
+merge` validates its schedules and `tmin bench compare` sets it beside tmin.
+
 The model (problem.md sections 2-4), with y[o,k] "op o uses tiling k":
 - each node of a candidate tiling is an interval [s, s + p) present iff y[o,k];
 - intra-tiling edges: s_w >= s_u + p_u if y; op edges through op-level variables
@@ -176,23 +181,17 @@ def schedule_rows(solver, tilings, y, s, cores):
     return rows
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("instance")
-    ap.add_argument("--time-limit", type=float, default=60)
-    ap.add_argument("--workers", type=int, default=1)
-    ap.add_argument("--out")
-    a = ap.parse_args()
+def solve(instance, time_limit, workers, out_path):
+    """Solves one instance; returns the JSON summary (and writes the schedule)."""
     t0 = time.time()
-    soc, lib, graph = parse(a.instance)
+    soc, lib, graph = parse(instance)
     built = build(soc, lib, graph)
     if built is None:
-        print(json.dumps(dict(status="infeasible", makespan=None, lower_bound=None, seconds=time.time() - t0)))
-        return
+        return dict(status="infeasible", makespan=None, lower_bound=None, seconds=time.time() - t0)
     m, tilings, y, s, mk = built
     solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = max(0.1, a.time_limit - (time.time() - t0))
-    solver.parameters.num_workers = a.workers
+    solver.parameters.max_time_in_seconds = max(0.1, time_limit - (time.time() - t0))
+    solver.parameters.num_workers = workers
     st = solver.Solve(m)
     name = {cp_model.OPTIMAL: "optimal", cp_model.FEASIBLE: "feasible", cp_model.INFEASIBLE: "infeasible"}.get(
         st, "unknown"
@@ -201,14 +200,70 @@ def main():
     if st in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         out["makespan"] = int(solver.ObjectiveValue())
         out["lower_bound"] = int(round(solver.BestObjectiveBound()))
-        if a.out:
+        if out_path:
             rows = schedule_rows(solver, tilings, y, s, soc[0])
-            with open(a.out, "w") as f:
+            with open(out_path, "w") as f:
                 f.write(json.dumps(rows, separators=(",", ":")) + "\n")
     elif st == cp_model.UNKNOWN:
         out["lower_bound"] = int(round(solver.BestObjectiveBound()))
-    print(json.dumps(out))
-    sys.stdout.flush()
+    return out
+
+
+def bench(list_file, folder, time_limit, workers):
+    """`tmin bench`'s folder for CP-SAT: one results.jsonl line an instance."""
+    import hashlib
+    import os
+
+    base = os.path.dirname(list_file)
+    os.makedirs(os.path.join(folder, "schedules"), exist_ok=True)
+    with open(os.path.join(folder, "results.jsonl"), "w") as res:
+        for line in open(list_file):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            path = line if os.path.isabs(line) else os.path.join(base, line)
+            name = os.path.basename(path)[: -len(".txt")] if path.endswith(".txt") else os.path.basename(path)
+            rel = f"schedules/{name}.schedule"
+            sched = os.path.join(folder, rel)
+            r = solve(path, time_limit, workers, sched)
+            ms, lb = r["makespan"], r["lower_bound"] or 0
+            status = r["status"]
+            if ms is not None and lb >= ms:
+                status, lb = "optimal", ms
+            elif status == "optimal":
+                status = "feasible"
+            digest = None
+            if ms is not None:
+                digest = hashlib.sha256(open(sched, "rb").read()).hexdigest()
+            rec = dict(
+                instance=path, name=name, hash=hashlib.sha256(open(path, "rb").read()).hexdigest(),
+                format="txt", ops=None, nodes_min=None, nodes_max=None, engine="cpsat",
+                engine_used="cpsat", time_limit=time_limit, seed=1, threads=workers, status=status,
+                makespan=ms, lower_bound=lb, bound_source="CP-SAT",
+                gap=None if ms in (None, 0) else (ms - lb) / ms, t_max=None,
+                wall_seconds=r["seconds"], total_seconds=r["seconds"], version="ortools",
+                schedule=rel if ms is not None else None, schedule_hash=digest,
+            )
+            res.write(json.dumps(rec) + "\n")
+            res.flush()
+            print(f"{name}: {status} {ms} / {lb}", file=sys.stderr)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("instance", nargs="?")
+    ap.add_argument("--time-limit", type=float, default=60)
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--out")
+    ap.add_argument("--bench", nargs=2, metavar=("LIST", "DIR"))
+    a = ap.parse_args()
+    if a.bench:
+        bench(a.bench[0], a.bench[1], a.time_limit, a.workers)
+    elif a.instance:
+        print(json.dumps(solve(a.instance, a.time_limit, a.workers, a.out)))
+        sys.stdout.flush()
+    else:
+        ap.error("an INSTANCE or --bench LIST DIR")
 
 
 if __name__ == "__main__":

@@ -52,6 +52,13 @@ pub trait Engine: Sync {
     /// The name results carry ("list", "sat", "milp", "auto").
     fn name(&self) -> &'static str;
 
+    /// The engine with the options that change its answers, as result
+    /// folders record it: two runs of one setting are one experiment, and a
+    /// bench folder holds one setting.
+    fn setting(&self) -> String {
+        self.name().to_string()
+    }
+
     /// Searches from `incumbent` (a result whose schedule, if any, passed the
     /// validator, and whose bound is proven) until `ctx.deadline`. Returns a
     /// result at least as good: never a worse schedule, never a smaller bound.

@@ -47,7 +47,8 @@ impl Effort {
         max_time: std::time::Duration::from_secs(3),
     };
     /// When the exact search found nothing to start from: tens of thousands
-    /// of iterations (ft20 reaches its optimum 1165 after about 72,000).
+    /// of iterations (job shops of 100 operations need that many to reach
+    /// their optima; results/policy.md).
     pub const LONG: Effort = Effort {
         restart_after: 3000,
         give_up_after: 20,

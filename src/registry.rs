@@ -16,20 +16,12 @@ use crate::solve::{SolveOptions, SolveResult};
 
 /// What engines are made with beyond `SolveOptions`: the MILP's options
 /// (`--model`, `--export-model`) and the greedy rule (`--rule`).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct EngineOptions {
     pub milp: MilpOptions,
     pub rule: Rule,
 }
 
-impl Default for EngineOptions {
-    fn default() -> Self {
-        EngineOptions {
-            milp: MilpOptions::default(),
-            rule: Rule::Release,
-        }
-    }
-}
 
 /// One engine as `--engine` offers it.
 #[derive(Clone, Copy, Debug)]
@@ -104,6 +96,11 @@ impl EngineChoice {
     /// The `--engine` value.
     pub fn name(&self) -> &'static str {
         self.registration.name
+    }
+
+    /// What result folders record (`Engine::setting`).
+    pub fn setting(&self) -> String {
+        self.engine().setting()
     }
 
     pub fn engine(&self) -> Box<dyn Engine> {

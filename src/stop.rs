@@ -8,8 +8,8 @@
 //! tiling refuted before the search, or not). On a loaded machine a step
 //! given one second of the wall clock gets half a second of work, ends
 //! undecided where it would have answered, and the search takes another
-//! path (hard-o12-s4 under a 2x load: 194 choices enumerated instead of
-//! 151, eight answers cut short, proven at 16.7 s instead of 5.7 s). Given
+//! path (results/policy.md: three times as long to the proof under a 2x
+//! load). Given
 //! one second of its thread's CPU time, the step does the same work on a
 //! quiet and a busy machine; only the time limit, which is the user's
 //! promise, stays on the wall clock.

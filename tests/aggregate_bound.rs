@@ -95,7 +95,7 @@ fn never_above_the_optimum_on_the_case_set_and_job_shops() {
 }
 
 /// `tmin gen --ops 25 --nodes 4-8 --tilings 3 --tightness 1 --cores 1,2,1
-/// --density 0.5 --seed 2` (hard-o25-s2 of results/memtight.md): the
+/// --density 0.5 --seed 2` (hard-o25-s2 of instances/sets/memtight.set): the
 /// relaxation's load-optimal tiling choices have op neighbourhoods without a
 /// legal schedule; cutting them (engine::tiling_choice_bound, models/bounds.md
 /// §6) raises the bound above the plain relaxation's, and it stays at most

@@ -545,3 +545,134 @@ fn solve_json_carries_the_bench_keys() {
     assert_eq!(lines(&d.join("o"))[0]["hash"], v["hash"]);
     assert_eq!(v["hash"].as_str().unwrap().len(), 64);
 }
+
+#[test]
+fn compare_puts_folders_side_by_side_and_refuses_contradictions() {
+    let _g = serial();
+    let d = scratch("compare");
+    let set = d.join("set");
+    gen_set(&set, &[(21, 6), (22, 5)]);
+    let a = d.join("auto");
+    let (code, _, err, _) = bench(&[s(&set), "--out", s(&a), "--time-limit", "2"]);
+    assert_eq!(code, 0, "{err}");
+    // A second setting: one greedy pass of another rule, recorded with it.
+    let g = d.join("lrp");
+    let args = [
+        s(&set),
+        "--out",
+        s(&g),
+        "--engine",
+        "greedy",
+        "--rule",
+        "lrp",
+    ];
+    let (code, _, err, _) = bench(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(lines(&g).iter().all(|l| l["engine"] == "greedy --rule lrp"));
+    // The same folder with another rule is another setting: refused.
+    let (code, _, err, _) = bench(&[s(&set), "--out", s(&g), "--engine", "greedy"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("other settings"), "{err}");
+
+    let by_name = |dir: &Path| -> BTreeMap<String, (String, u64, Option<u64>)> {
+        let names = lines(dir)
+            .into_iter()
+            .map(|l| (l["hash"].clone(), l["name"].clone()));
+        let names: BTreeMap<String, String> = names
+            .map(|(h, n)| (h.as_str().unwrap().into(), n.as_str().unwrap().into()))
+            .collect();
+        table(dir)
+            .into_iter()
+            .map(|(h, row)| (names[&h].clone(), row))
+            .collect()
+    };
+    let auto = by_name(&a);
+    let opt = &auto["g21"];
+    let reference = d.join("ref.csv");
+    let write_ref = |t: u64| {
+        let text = format!("instance,t_min,t_min_kind\ng21,{t},optimal\n");
+        std::fs::write(&reference, text).unwrap();
+    };
+    assert_eq!(opt.0, "optimal", "seed 21 is proven in 2 s");
+    let m = opt.2.unwrap();
+    write_ref(m);
+    let page = d.join("page.md");
+    let (code, out, err) = common::tmin(&[
+        "bench",
+        "compare",
+        s(&a),
+        s(&g),
+        "--reference",
+        s(&reference),
+        "-o",
+        s(&page),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.is_empty(), "the page goes to the file: {out}");
+    let text = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        text.contains("| instance | reference | auto | lrp |"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("| g21 | {m} | **{m}** / {m} /")),
+        "{text}"
+    );
+    for (name, (_, lb, ms)) in by_name(&g) {
+        let cell = format!("{} / {lb} /", ms.map_or("-".into(), |v| v.to_string()));
+        assert!(text.contains(&cell), "{name}: {cell} in {text}");
+    }
+    assert!(text.contains("- auto: 2 of 2 proven"), "{text}");
+
+    // A reference optimum below a proven bound, then above a legal
+    // makespan: each a contradiction, named, exit 70.
+    for (t, claim) in [
+        (
+            m - 1,
+            format!(
+                "auto's lower bound {m} is above the reference optimum {}",
+                m - 1
+            ),
+        ),
+        (
+            m + 1,
+            format!(
+                "auto's makespan {m} is below the reference's proven optimal {}",
+                m + 1
+            ),
+        ),
+    ] {
+        write_ref(t);
+        let (code, out, err) =
+            common::tmin(&["bench", "compare", s(&a), "--reference", s(&reference)]);
+        assert_eq!(code, 70, "{err}");
+        assert!(
+            out.contains("INCONSISTENT") && out.contains(&claim),
+            "{out}"
+        );
+        assert!(err.contains(&claim), "{err}");
+    }
+    // Another folder's bound above this one's makespan.
+    let b = d.join("b");
+    std::fs::create_dir_all(b.join("schedules")).unwrap();
+    let mut bad = lines(&a).into_iter().find(|l| l["name"] == "g21").unwrap();
+    bad["status"] = "unknown".into();
+    bad["makespan"] = Value::Null;
+    bad["gap"] = Value::Null;
+    bad["schedule"] = Value::Null;
+    bad["schedule_hash"] = Value::Null;
+    bad["lower_bound"] = (m + 3).into();
+    std::fs::write(b.join("results.jsonl"), format!("{bad}\n")).unwrap();
+    let (code, out, err) = common::tmin(&["bench", "compare", s(&a), s(&b)]);
+    assert_eq!(code, 70, "{err}");
+    let claim = format!(
+        "g21: b's lower bound {} is above auto's legal makespan {m}",
+        m + 3
+    );
+    assert!(out.contains(&claim) && err.contains(&claim), "{out}\n{err}");
+    assert!(out.contains("| g22 |") && out.contains("missing"), "{out}");
+    // Labels: one a folder, or none.
+    let (code, _, err) = common::tmin(&["bench", "compare", s(&a), s(&b), "--label", "x"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--label given 1 times for 2 folders"), "{err}");
+}

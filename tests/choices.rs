@@ -253,7 +253,7 @@ fn idle_time_hands_the_search_back() {
     assert!(out.stats.tried > 0);
 }
 
-/// hard-o25-s1 of the memory-tight set (scripts/bench-memtight): the first
+/// hard-o25-s1 of the memory-tight set (instances/sets/memtight.set): the first
 /// choices of the relaxation hold a schedule at its bound, 151, which 300 s
 /// of the time-window search did not find (153).
 #[test]

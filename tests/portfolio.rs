@@ -224,7 +224,7 @@ fn long_horizons_use_event_points_or_the_milp() {
 /// of time windows first.
 #[test]
 fn two_threads_search_time_windows_where_the_encoding_outgrows_its_budget() {
-    // hard-o12-s2 of the memory-tight set (results/memtight.md): optimum
+    // hard-o12-s2 of the memory-tight set (instances/sets/memtight.set): optimum
     // 137, proven by the SAT engine's whole encoding (UNSAT at 136), which
     // this budget does not hold, and its levels hold too many choices for
     // the level pass: no thread settles it early. (hard-o12-s4, used

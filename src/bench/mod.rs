@@ -9,6 +9,7 @@
 //! folder's, so a rerun skips every instance with a complete line, wherever
 //! its file now lives.
 
+mod compare;
 mod inputs;
 mod merge;
 mod record;
@@ -23,6 +24,7 @@ use std::time::Duration;
 
 use crate::registry::EngineChoice;
 
+pub use compare::{Comparison, compare};
 pub use merge::merge;
 pub use record::Record;
 pub use run::run;

@@ -160,14 +160,14 @@ fn same_settings(cfg: &BenchConfig, records: &[Record]) -> Result<(), BenchError
     let threads = s.threads as u64;
     if let Some(r) = records
         .iter()
-        .find(|r| !r.same_settings(s.engine.name(), s.time_limit, s.seed, threads))
+        .find(|r| !r.same_settings(&s.engine.setting(), s.time_limit, s.seed, threads))
     {
         return Err(BenchError::Usage(format!(
             "{} holds results with other settings ({}; this run: {}): give another --out \
              and combine the folders with `tmin bench merge`",
             cfg.out.display(),
             r.settings_text(),
-            settings_text(s.engine.name(), s.time_limit, s.seed, threads)
+            settings_text(&s.engine.setting(), s.time_limit, s.seed, threads)
         )));
     }
     Ok(())
@@ -326,8 +326,8 @@ fn solve_one(
         ops: None,
         nodes_min: None,
         nodes_max: None,
-        engine: s.engine.name().to_string(),
-        engine_used: s.engine.name().to_string(),
+        engine: s.engine.setting(),
+        engine_used: s.engine.setting(),
         time_limit: s.time_limit,
         seed: s.seed,
         threads: s.threads as u64,

@@ -62,6 +62,15 @@ impl Engine for GreedyEngine {
     fn name(&self) -> &'static str {
         "greedy"
     }
+    /// `greedy` with the default rule (the name alone, as folders written
+    /// before rules could be chosen say), `greedy --rule R` otherwise.
+    fn setting(&self) -> String {
+        if self.0 == Rule::default() {
+            self.name().to_string()
+        } else {
+            format!("greedy --rule {}", self.0.name())
+        }
+    }
     fn search(&self, ctx: &Context, _incumbent: SolveResult) -> SolveResult {
         super::greedy(ctx.inst, &ctx.deadline, ctx.bounds, self.0)
     }

@@ -71,7 +71,7 @@ impl Paths {
 }
 
 /// The priority rules (`--rule`; the doc of each variant is its help).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum Rule {
     /// Longest remaining path (tail), ties by more immediate successors.
     Lrp,
@@ -86,6 +86,7 @@ pub enum Rule {
     Mem,
     /// Dynamic: the longest remaining path, scaled up while the pass runs by
     /// the share of memory the node's start would release at that moment.
+    #[default]
     Release,
 }
 

@@ -383,11 +383,10 @@ pub fn propose(
     } else {
         // The next few units by the enumeration: nothing is left at
         // `level`, so the first unit with a choice is the relaxation's
-        // value. The MILP's solve grows with the choices excluded
-        // (hard-o12-s2 below the incumbent, 200 excluded: 0.13-0.55 s a
-        // solve, 5 s for 16 levels of one unit each), the enumeration's
-        // exhausted levels take milliseconds; the MILP still jumps over
-        // wide gaps (long durations).
+        // value. The MILP's solve grows with the choices excluded (tenths
+        // of a second a solve once hundreds are excluded), the
+        // enumeration's exhausted levels take milliseconds; the MILP still
+        // jumps over wide gaps (long durations).
         let cap = level / rel.unit;
         for up in 1..=ENUMERATED_STEPS {
             let Some(next) = cap.checked_add(up) else {

@@ -525,9 +525,9 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// Solves one combination within `budget` seconds. (Restarting HiGHS
-    /// with the tighter horizon after each improvement was tried: on ft10,
-    /// la16, la19 and orb01 it was no better, so one run gets the budget.)
+    /// Solves one combination within `budget` seconds, in one HiGHS run:
+    /// restarting it with the tighter horizon after each improvement
+    /// measured no better (results/policy.md).
     fn solve_combo(&mut self, rank: usize, combo: &mut Combo, budget: f64) {
         let inst = self.inst;
         // A quick list pass on this combination may improve the incumbent.

@@ -122,9 +122,7 @@ impl Portfolio {
         // The whole encoding grows with the incumbent's makespan: where it
         // does not fit, the choice search (each choice encoded alone) first,
         // whose schedule often brings it within the budget, and the SAT
-        // engine's rounds follow as where it fitted at once (hard-o25-s2,
-        // seed 2: list scheduling's 268 put it at 1117 MiB, the choice
-        // search's 174, found in 7 s, within 512).
+        // engine's rounds follow as where it fitted at once (results/policy.md).
         let mut fit = crate::sat::fits(inst, inc.makespan, opts.memory_limit_mib);
         let chosen = fit.is_err();
         if chosen {
@@ -161,15 +159,14 @@ impl Portfolio {
         //
         // Without memory demands core orders decide the schedule: the
         // improver is the tabu search on core orders with a longer effort
-        // (ft20: SAT found nothing below 1178 in 30 s, the tabu search 1165,
-        // optimal, in half a second; orb01: SAT took 22.8 s for 1060), and a
-        // schedule it cannot improve is often optimal: the last round keeps
-        // all its time for the proof (orb01: 1058 refuted in 14-26 s).
+        // (it finds in under a second what SAT's descent needs tens of
+        // seconds for), and a schedule it cannot improve is often optimal:
+        // the last round keeps all its time for the proof (results/policy.md).
         //
         // With memory the tabu search's moves ignore the hold rule; the
         // improver is the SAT engine's own large-neighbourhood search (a few
-        // ops' tilings and orders freed at a time, sat/lns.rs; hard-o12-s4:
-        // 131 -> 116-129 where the full search found no model below 131). It
+        // ops' tilings and orders freed at a time, sat/lns.rs; it finds
+        // models below schedules the full search cannot; results/policy.md). It
         // runs first, on a share of the time; then one SAT round, which gives
         // up at half its time with no probe answered (a quarter where the
         // choice enumeration follows); then the search again on the rest,
@@ -284,9 +281,9 @@ fn windows_then_levels(ctx: &Context, r: SolveResult, nodes: u64, round: u64) ->
         r
     };
     // Where the time-window search stalled early, the bound: whole choices
-    // at its level (on the 25-op memory-tight instances the MILP engine
-    // enumerates no tiling combinations, over 10^11 of them, and list
-    // scheduling had the rest: 143 s of 300 without a gain on hard-o25-s5).
+    // at its level (where the MILP engine cannot enumerate the tiling
+    // combinations, the rest would otherwise go to list scheduling, which
+    // gains nothing there; results/policy.md).
     choices(ctx, r, POLICY.levels_share, Pass::Levels)
 }
 
@@ -295,8 +292,7 @@ fn windows_then_levels(ctx: &Context, r: SolveResult, nodes: u64, round: u64) ->
 /// enumerate the tiling combinations it is list scheduling, and beside
 /// the SAT engine's neighbourhoods a second chain of them, from the same
 /// incumbent but drawn from another stream, finds what list scheduling
-/// does not (the chains' ends spread widely: hard-o25-s6, 20 s, one thread,
-/// ended at 181-198 by seed).
+/// does not (the chains' ends spread widely by seed; results/policy.md).
 fn second_chain(ctx: &Context, nodes: u64) -> bool {
     nodes <= POLICY.window_lns_nodes
         && crate::milp::too_large(ctx.inst, &ctx.bounds.nogoods.candidates(ctx.inst)).is_some()
@@ -320,8 +316,7 @@ fn windows_first(nodes: u64) -> String {
 /// was measured on; without memory the portfolio's rounds of SAT and the
 /// tabu search on core orders are unchanged): the relaxation's least choices,
 /// each decided with every op fixed, find the schedules that the searches
-/// over every candidate at once miss (hard-o25-s1: 151, optimal, in 2-3 s,
-/// where 300 s of the time-window search ended at 153).
+/// over every candidate at once miss (results/policy.md).
 fn choices_first(ctx: &Context, r: SolveResult) -> SolveResult {
     choices(ctx, r, POLICY.choice_share, Pass::Below)
 }
@@ -366,8 +361,7 @@ fn order_rounds(ctx: &Context, mut r: SolveResult) -> SolveResult {
         // A run that gave up before its time (its restarts found no new
         // best) has searched around the schedule it hands over: a next run
         // from there found nothing on any JSPLIB instance, so SAT keeps
-        // the rest (orb01 at 120 s: proven in 69.6 s instead of 75.5 s,
-        // orb03 28.1 instead of 34.1, ft10 9.2 instead of 13.4).
+        // the rest (results/policy.md).
         let stalled;
         (r, stalled) = crate::pipeline::steps::sequence_search(ctx, r, crate::local::Effort::LONG);
         improver_helps = r.makespan < before && !stalled;
@@ -387,7 +381,7 @@ fn order_rounds(ctx: &Context, mut r: SolveResult) -> SolveResult {
 fn memory_round(ctx: &Context, r: SolveResult, levels_after: bool) -> SolveResult {
     // Near the bound, the level enumeration first (and the round after it
     // with what it leaves): a few levels to climb, where the round's
-    // probes below the incumbent go unanswered (hard-o12-s4).
+    // probes below the incumbent go unanswered (results/policy.md).
     let near = r
         .makespan
         .is_some_and(|m| m as f64 <= r.lower_bound as f64 * (1.0 + POLICY.levels_near));
@@ -472,10 +466,9 @@ fn side_by_side(ctx: &Context, milp: &MilpEngine, inc: SolveResult, nodes: u64) 
                 SatEngine::default().search(shared, inc_sat)
             };
             // As with one thread, where the encoding stepped aside: the
-            // time-window search and the levels (hard-o25-s2, whose
-            // encoding passes the estimate and outgrows the budget while
-            // built, had list scheduling for its last 10.9 s of 20 without
-            // this, and ended at 207 where one thread reaches 176-204).
+            // time-window search and the levels (an encoding that passes the
+            // estimate and outgrows the budget while built would otherwise
+            // leave the rest to list scheduling; results/policy.md).
             // (Beyond `WINDOW_LNS_NODES` and `CHOICE_NODES` neither runs:
             // the MILP thread has the instance.)
             let levels = choices_apply(shared);

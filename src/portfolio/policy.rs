@@ -1,7 +1,7 @@
 //! The portfolio's policy: every size threshold and time share `--engine
 //! auto` decides by, in one place, each with its reason. The measurements
 //! behind the values are in results/policy.md; a change to a value is
-//! measured there (scripts/bench-memtight, bench-jsplib, bench-medium).
+//! measured there (`scripts/bench-ab` on the memtight, jsplib and medium sets of instances/sets).
 
 use std::time::Duration;
 

@@ -172,10 +172,9 @@ pub fn refute(
     let related = related_ops(inst);
     // Single tilings of ops with small sub-instances first: they answer
     // within the first round's time (a few milliseconds), large ones mostly
-    // run out of it, and the small ones hold most refutations
-    // (default-o30-m1-s21: its three tilings refuted at 0.31-0.33 s in op
-    // order, after a dozen 150-node checks ran out at 20 ms each; at once in
-    // this order, and six by 0.13 s).
+    // run out of it, and the small ones hold most refutations (in op order
+    // the small ones waited behind large checks that ran out of time;
+    // results/policy.md).
     let size = |op: u32| -> u64 {
         around(op)
             .flat_map(|o| cand[o as usize].iter())

@@ -22,14 +22,13 @@ pub struct Policy {
     pub first_answer_by: Option<Instant>,
     /// A probe below the top undecided: models near the incumbent are hard
     /// for the solver to find, and the tabu search on core orders often
-    /// finds them faster (orb01: 1060 took SAT 22.8 s).
+    /// finds them faster (results/policy.md).
     pub hand_back_when_stuck: bool,
     /// A first top probe undecided while the gap is wide starts the bound
     /// probes (models/sat.md §6). They pay where the starting bounds are
     /// weak (memory); where they are strong and the incumbent near the
     /// optimum (job shops after the tabu search) the top probe is the proof,
-    /// and interrupting it loses its learned clauses (orb01: 1058 refuted in
-    /// 24.6 s after the bound phase, 5.5 s of top probe lost).
+    /// and interrupting it loses its learned clauses (results/policy.md).
     pub bound_probes: bool,
 }
 

@@ -35,9 +35,9 @@ pub fn covers(tasks: usize) -> bool {
 /// Types of at most this many selected nodes get the sweep
 /// (`bounds::windows::EdgeFinding`, `O(n^2)`), larger ones the Θ-Λ tree
 /// (`bounds::theta`, `O(n log n)`). The sweep's raises rest on smaller sets
-/// (the first `l` that gives a task's best raise; the tree's, the last):
-/// on the memory-tight set at 20 s the sweep up to 64 proved hard-o25-s3 in
-/// 2.5 s where the tree above 32 took 8.8-9.1 s.
+/// (the first `l` that gives a task's best raise; the tree's, the last),
+/// which the solver's learned clauses reuse better; the threshold is
+/// measured (results/policy.md).
 const SWEEP_TASKS: usize = 64;
 
 const NONE: u32 = u32::MAX;

@@ -57,9 +57,9 @@ const SIDEWAYS_EVERY: usize = 4;
 /// Most bytes one neighbourhood's encoding may take.
 const BUDGET: u64 = 128 << 20;
 
-/// Least time left for a kick: below it only the sizes start again. (With
-/// 5 s, 20 s runs were kicked now and then, and ended worse: hard-o25-s2
-/// 185 -> 199 on one seed of three.)
+/// Least time left for a kick: below it only the sizes start again. A kick
+/// needs time to recover what it gives up: with half of this, short runs
+/// were kicked near their end and ended worse (results/policy.md).
 const KICK_MIN_LEFT: Duration = Duration::from_secs(10);
 
 /// Ops a kick moves off their tiling; how far above the chain's makespan
@@ -452,8 +452,7 @@ fn narrow_around(m: &mut Model, inc: &Incumbent, op_span: &Spans, tmax: u64, del
 /// opens, can shorten it where its nodes follow each other without a gap);
 /// ops that could take work off the saturated core types (where a core type
 /// is busy almost the whole makespan, no order helps, only a tiling with less
-/// work on it: hard-o25-s2's best schedule of 182 before them kept its one
-/// core of type 0 busy all along); ops whose incumbent span meets a random
+/// work on it); ops whose incumbent span meets a random
 /// band of 15 % of the makespan. Without a saturated core type (job shops:
 /// no tiling choice), chain or band, half the time each.
 fn choose_freed(view: &View, all: &[Vec<u32>], rng: &mut SplitMix64) -> Vec<u32> {

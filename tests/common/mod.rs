@@ -233,7 +233,7 @@ impl Tiny {
     }
 }
 
-/// The memory-tight family of scripts/bench-memtight
+/// The memory-tight family of instances/sets/memtight.set
 /// (`tmin::generate::memory_tight`).
 pub(crate) fn memory_tight(seed: u64, ops: u32, nodes: (u32, u32)) -> tmin::instance::Instance {
     let cfg = tmin::generate::memory_tight(seed, ops, nodes);

@@ -5,9 +5,12 @@ use std::process::ExitCode;
 
 use clap::{Subcommand, ValueEnum};
 
+use tmin::list::priority::Rule;
 use tmin::registry::EngineOptions;
 
-use crate::io::{Failure, time_limit};
+use std::io::Write as _;
+
+use crate::io::{Failure, create_output, io_failure, time_limit};
 use crate::plot::plot_failure;
 use crate::solve::{engine_choice, engine_names};
 
@@ -30,9 +33,13 @@ pub(crate) struct BenchArgs {
     /// The results folder (created; its parent must exist).
     #[arg(long, required = true, value_name = "DIR")]
     out: Option<PathBuf>,
-    /// Engine, as `tmin solve --engine` (greedy: its default rule, release).
+    /// Engine, as `tmin solve --engine`.
     #[arg(long, default_value = "auto", value_parser = engine_names())]
     engine: String,
+    /// Priority rule of `--engine greedy` (recorded with the engine: a folder
+    /// holds one rule).
+    #[arg(long, value_enum, default_value_t = Rule::default())]
+    rule: Rule,
     /// Seconds per instance, reading and writing included (as `tmin solve`).
     #[arg(long, default_value_t = 5.0)]
     time_limit: f64,
@@ -67,6 +74,27 @@ pub(crate) enum BenchCmd {
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
     },
+    /// Bench folders side by side as a markdown table (one column a folder,
+    /// a reference column of known optima or bounds), with a summary line a
+    /// folder. Claims that contradict each other (a bound above another
+    /// folder's makespan or a reference optimum, a makespan below the
+    /// reference) are listed and give exit 70.
+    Compare {
+        /// Bench folders (each with results.jsonl).
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Known T_min values, as `tmin score --reference`: a bench folder or a
+        /// CSV with the columns instance,t_min[,t_min_kind].
+        #[arg(long, value_name = "DIR|FILE.csv")]
+        reference: Option<PathBuf>,
+        /// The column title of each folder, in order (default: the folder's
+        /// name).
+        #[arg(long)]
+        label: Vec<String>,
+        /// Write the page here instead of to standard output.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
     /// Performance profile of bench folders as SVG: one curve per folder.
     Plot {
         /// Bench folders (each with results.jsonl).
@@ -90,6 +118,12 @@ pub(crate) fn bench(a: BenchArgs) -> Result<ExitCode, Failure> {
     use tmin::bench::BenchError;
     let result = match a.action {
         Some(BenchCmd::Merge { dirs, out }) => tmin::bench::merge(&dirs, &out),
+        Some(BenchCmd::Compare {
+            dirs,
+            reference,
+            label,
+            output,
+        }) => return compare(&dirs, reference.as_deref(), &label, output.as_deref()),
         Some(BenchCmd::Plot { dirs, output }) => {
             tmin::plot::profile::plot_bench(&dirs, &output).map_err(plot_failure)?;
             return Ok(ExitCode::SUCCESS);
@@ -107,7 +141,13 @@ pub(crate) fn bench(a: BenchArgs) -> Result<ExitCode, Failure> {
                     .out
                     .ok_or_else(|| Failure::Usage("--out DIR is required".into()))?,
                 settings: tmin::bench::Settings {
-                    engine: engine_choice(&a.engine, EngineOptions::default())?,
+                    engine: engine_choice(
+                        &a.engine,
+                        EngineOptions {
+                            rule: a.rule,
+                            ..EngineOptions::default()
+                        },
+                    )?,
                     time_limit: a.time_limit,
                     limit: time_limit(a.time_limit)?,
                     seed: a.seed,
@@ -130,5 +170,37 @@ pub(crate) fn bench(a: BenchArgs) -> Result<ExitCode, Failure> {
         Err(BenchError::Usage(m) | BenchError::Input(m)) => Err(Failure::Usage(m)),
         Err(BenchError::Internal(m)) => Err(Failure::Internal(m)),
         Err(BenchError::Output(m)) => Err(Failure::Output(m)),
+    }
+}
+
+/// `tmin bench compare`: the page to standard output or a file; exit 70 when
+/// the folders contradict each other (the page lists how).
+fn compare(
+    dirs: &[PathBuf],
+    reference: Option<&std::path::Path>,
+    labels: &[String],
+    output: Option<&std::path::Path>,
+) -> Result<ExitCode, Failure> {
+    use tmin::bench::BenchError;
+    let reference = reference
+        .map(tmin::score::load_reference)
+        .transpose()
+        .map_err(Failure::Input)?;
+    let page = tmin::bench::compare(dirs, labels, reference.as_ref()).map_err(|e| match e {
+        BenchError::Usage(m) | BenchError::Input(m) => Failure::Usage(m),
+        BenchError::Internal(m) => Failure::Internal(m),
+        BenchError::Output(m) => Failure::Output(m),
+    })?;
+    let mut out = create_output(output)?;
+    out.write_all(page.markdown.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(io_failure)?;
+    if page.contradictions.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        Err(Failure::Internal(format!(
+            "the folders contradict each other (one claim of each pair is false): {}",
+            page.contradictions.join("; ")
+        )))
     }
 }

@@ -78,9 +78,9 @@ impl Search<'_, '_> {
             // The least relaxed choice not tried: one within `level` from
             // the relaxation's exact enumeration, else the relaxation's
             // value over what is left becomes the level (`propose`, as at
-            // the levels of the bound). One MILP solve a proposal took
-            // 0.05-0.12 s, and on hard-o12-s2 the SAT answers 0-0.02 s: 67
-            // proposals were 6.8 s of its 11.4 s. Unsolved (no time left,
+            // the levels of the bound); the proposals' MILP solves can cost
+            // more than the SAT answers they propose (results/policy.md).
+            // Unsolved (no time left,
             // an error): the last value still bounds the choices not tried,
             // a superset of those left.
             let (value, choice) =

@@ -186,18 +186,18 @@ impl<'a> Search<'_, 'a> {
     }
 
     /// A decision by the window net alone at `level`, before any encoding
-    /// (every op fixed, every node of the choice is in the net: on
-    /// hard-o12-s4 it refutes 56 of the 94 choices at levels 111-112, most
-    /// by propagation alone in under a millisecond, where SAT takes about
-    /// 1.5 s). A choice refuted by propagation is shrunk by deletion (an op
+    /// (every op fixed, every node of the choice is in the net: it refutes
+    /// most choices at a level by propagation alone in under a millisecond,
+    /// where SAT takes about a second; results/policy.md). A choice refuted
+    /// by propagation is shrunk by deletion (an op
     /// is freed when the windows stay empty without it; ops with one
     /// candidate are free at once), one refuted by shaving is kept whole:
     /// the set refuted at `level`. `None`: the net refutes nothing, the
     /// encoding decides. Takes at most about `time` (to check, or to
-    /// shrink). (The net's destructive bound on the set, which let one
-    /// refutation exclude it at the levels above too, cost 60 % of the
-    /// net's time and saved 8 % of its refutations on hard-o12-s4 at
-    /// 111-113: the relaxation proposes again in a few milliseconds.)
+    /// shrink). (The net's destructive bound on the set, which would let one
+    /// refutation exclude it at the levels above too, costs more of the
+    /// net's time than it saves: the relaxation proposes again in a few
+    /// milliseconds; results/policy.md.)
     pub(super) fn net_decision(
         &mut self,
         choice: &[u32],
@@ -374,9 +374,7 @@ impl<'a> Search<'_, 'a> {
         // where it stopped, and the rounds are slices of the wall clock: a
         // loaded machine then goes round the choices in finer slices, where
         // efforts would leave the level's first round unfinished
-        // (hard-o25-s2, 20 s, four busy loops beside two solves, seeds 1-3,
-        // two runs of the set: 171 proven on 1 run of 3 with efforts here,
-        // on 3 with slices).
+        // (results/policy.md).
         let slice = |time: Duration| match level {
             Some(_) => Stop::at(instant_after(Instant::now(), time).min(deadline.end)),
             None => deadline.stop_after(time),
@@ -496,11 +494,7 @@ impl<'a> Search<'_, 'a> {
     /// at most half the memory budget, so that the level's other choices
     /// still get the other half. Those kept first stay: each round goes over
     /// the level's choices in the same order, so dropping the oldest for a
-    /// newer one would drop each before its next turn (hard-o25-s4: 10
-    /// choices at its level, about 3 kept of the encodings of ~71 MiB that
-    /// held every pair clause; at 12 s, seeds 1-12, 8 proven against 7
-    /// dropping the oldest. With the orders left to the propagator an
-    /// encoding is ~9 MiB: all 10 are kept).
+    /// newer one would drop each before its next turn (results/policy.md).
     pub(super) fn keep(&mut self, k: Kept<'a>) {
         if self.kept_bytes() + k.enc.bytes_estimate() <= self.budget / 2 {
             self.kept.push(k);

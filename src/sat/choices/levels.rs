@@ -117,9 +117,9 @@ impl Search<'_, '_> {
             // The window net first on every choice at the level (a
             // millisecond where it refutes); the encoding decides those it
             // cannot refute once the relaxation has no more at the level,
-            // so that a hard one does not hold up the easy ones
-            // (hard-o12-s4, 60 s: one answer over the shared encoding
-            // took the 11 s of the phase, 10 choices decided).
+            // so that a hard one does not hold up the easy ones (one answer
+            // over the shared encoding could take the whole phase;
+            // results/policy.md).
             match s.net_decision(&choice, level, net_time(sub_time, deadline), deadline) {
                 // No schedule of makespan `level` whatever the choice.
                 Some(set) if set.is_empty() => {

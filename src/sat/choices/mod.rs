@@ -290,8 +290,7 @@ fn shared_encoding<'m, 'a>(
     }
     // One-core orders left to the edge-finding propagator, as in a choice's
     // own encoding (`encode_alone`): nothing assumes order literals here
-    // either (hard-o12-s4: 83k clauses instead of 765k; at 8 s, seeds 1-6,
-    // proven on 5 against 3).
+    // either (a tenth of the clauses; results/policy.md).
     let mut enc = encode_within(
         m,
         tmax as u64,
@@ -302,15 +301,14 @@ fn shared_encoding<'m, 'a>(
     )?;
     // At the levels every choice is refuted but one, and each refutation
     // needed the same memory cuts again and again: the triples up front
-    // (hard-o12-s4, the choices at 111-112 left by the window net: one
-    // solve each instead of 1-10 with lazy cuts, 0.1-1.8 s instead of
-    // 0.7-4.5 s; models/sat.md §4.2). Below the incumbent, where most
-    // answers are schedules, they cost more than they saved
-    // (default-o30-m1-s17 proven in 3.2-4.7 s instead of 2.2-2.7 s).
+    // (one solve a choice instead of up to ten with lazy cuts; models/sat.md
+    // §4.2). Below the incumbent, where most answers are schedules, they
+    // cost more than they save (results/policy.md).
     if let Some(wider) = triples {
         // Their own room beyond the encoding's `ChoicePolicy::shared_budget`
-        // (hard-o12-s4: 33,000 triples, 1.6 million clauses; within 256
-        // MiB only half fitted and the refutations were no faster); the
+        // (tens of thousands of triples, over a million clauses: within the
+        // encoding's budget only half fit and refutations were no faster;
+        // results/policy.md); the
         // encoding itself still has to fit it, so instances whose
         // encoding is far larger are declined as fast as before.
         enc.widen_budget(wider);
@@ -532,20 +530,14 @@ impl<'a> Search<'_, 'a> {
     /// still costs a build per choice), so the short first
     /// rounds that suit the shared solver only cost time, and the least
     /// relaxed choices, the likeliest to hold a better schedule, should
-    /// get their longer tries sooner. hard-o25-s1 (20 s, 3 seeds): the
-    /// choice of its optimum 151 needs 0.9-2.1 s; with rounds of 0.25, 0.5
-    /// and 1 s over 6 choices it was reached on 1 seed of 3, with 1 s and 3
-    /// choices a round on all 3, in 1.3-7.0 s. hard-o25-s2 at its optimum's
-    /// level 171: the choice that holds it needs about 2 s; in rounds of
-    /// 0.25, 0.5, 1 and 2 s over its level's 3 choices the 2 s round begins
-    /// after 4.75 s of answers (the 20 s runs ended during it), from 1 s
-    /// after 1 s.
+    /// get their longer tries sooner: the choice that holds an optimum can
+    /// need a second or two, which rounds that double from a quarter second
+    /// over several choices reach only after seconds of other answers
+    /// (results/policy.md).
     /// (Keeping each skipped choice's encoding for its next answer, each
-    /// answer restarting the solver, saved the builds but not the search: a
-    /// model comes on another path, 3.6 s over answers of 0.5, 1 and 2 s
-    /// where one answer from scratch took 1.9 s; 8 of 9 runs proven either
-    /// way on hard-o25-s2, s4 and s5. Going on without a restart is what
-    /// gains, `Encoder::resume`.)
+    /// answer restarting the solver, saves the builds but not the search: a
+    /// model comes on another path, results/policy.md. Going on without a
+    /// restart is what gains, `Encoder::resume`.)
     fn first_time(&self, opts: &ChoiceOptions) -> Duration {
         if self.shared.is_some() {
             opts.first_sub_time
