@@ -22,7 +22,6 @@ pub struct EngineOptions {
     pub rule: Rule,
 }
 
-
 /// One engine as `--engine` offers it.
 #[derive(Clone, Copy, Debug)]
 pub struct Registration {

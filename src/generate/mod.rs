@@ -50,8 +50,10 @@ use crate::rng::SplitMix64 as Rng;
 use crate::schedule::{self, Schedule};
 use crate::text::push_u64;
 
+pub mod lanes;
 pub mod packed;
 
+pub use lanes::{LanesConfig, LanesError, LanesGenerated, generate_lanes};
 pub use packed::{Packed, PackedConfig, PackedError, generate_packed};
 
 /// The families, as `tmin gen --help` explains them (after the options).
@@ -80,7 +82,25 @@ Families:
       witness's peak under the hold rule), at least the largest single demand.
       Not for packed: --shapes, --tightness, --unusable.
 
-Both families write the instance (-o), the witness (--schedule), and log the
+  lanes  Memory-packed instances whose optimum T is known by construction: the
+      witness keeps every memory type full at every instant and every hold ends
+      with its node. Each of --mem-types M types is cut into --lanes L lanes of
+      random heights (its size is their sum); each lane is filled back to back over
+      [0, T) with intervals of 5-40 units on a 5-unit grid, each a node demanding
+      its lane's height; runs of --nodes MIN-MAX consecutive intervals are the ops
+      (chains); a share --joins of the ops also take in the interval of another
+      lane that starts when they end. Op edges (about --density per op) only from
+      an op whose sink ends at t to one whose source starts at t; lane l belongs to
+      graph l mod --graphs. Two core types (lane l on type l mod 2), with a core
+      per lane in all (cores never bind) or, with --bind-cores, one core per lane
+      of its type (cores full too). Tiling k of an op (--tilings K <= 4) divides
+      every height by 2^k and multiplies every duration by 2^k: the same memory
+      area, so the memory-area bound is T for every tiling choice, and the
+      witness (tiling 0) reaches it. T grows with --ops x nodes / lanes.
+      Not for lanes: --shapes, --tightness, --unusable, --cores, --mem-factor,
+      --reach, --interleave (and --width, --max-time play no part).
+
+All families write the instance (-o), the witness (--schedule), and log the
 summary (RUST_LOG=info); --json prints it on stdout:
   {\"family\", \"seed\", \"ops\", \"nodes\", \"witness_makespan\", \"optimum\", \"mem_sizes\"}
 (\"optimum\" is null for random).";
@@ -90,6 +110,7 @@ summary (RUST_LOG=info); --json prints it on stdout:
 pub enum GenFamily {
     Random(GenConfig),
     Packed(PackedConfig),
+    Lanes(LanesConfig),
 }
 
 /// Most nodes per subgraph (published limit: fewer than 10^4).
@@ -781,7 +802,7 @@ fn parse(text: &[u8], pass: u32) -> Result<Instance, String> {
         .map_err(|e| format!("internal error: the generated text does not parse: {e}"))
 }
 
-/// The memory-tight family of scripts/bench-memtight: `tmin gen --ops OPS
+/// The memory-tight family of instances/sets/memtight.set: `tmin gen --ops OPS
 /// --nodes A-B --tilings 3 --tightness 1 --cores 1,2,1 --density 0.5 --seed
 /// SEED` (its hard-oO-sS instances have nodes 4-8). One definition for the
 /// tests that use the family.

@@ -18,6 +18,8 @@ pub(crate) enum GenFamilyArg {
     Random,
     /// Perfectly packed witness: proven optimum T, any size, memory by --mem-factor.
     Packed,
+    /// Memory-packed witness (lanes of memory full at every instant): proven optimum T.
+    Lanes,
 }
 
 #[derive(clap::Args)]
@@ -91,6 +93,18 @@ pub(crate) struct GenArgs {
     /// consecutive runs) [default: 1]. Packed only.
     #[arg(long, value_name = "W")]
     interleave: Option<u32>,
+    /// Lanes of each memory type [default: 4]. Lanes only.
+    #[arg(long, value_name = "L")]
+    lanes: Option<u32>,
+    /// Share of ops that take in the next interval of another lane [default:
+    /// 0.2]. Lanes only.
+    #[arg(long, value_name = "P")]
+    joins: Option<f64>,
+    /// Each lane is one core of its type, so cores are full at every instant
+    /// too (default: a core per lane in all for each type, cores never bind).
+    /// Lanes only.
+    #[arg(long)]
+    bind_cores: bool,
     /// Output file (default: stdout; '-' is stdout too).
     #[arg(short, long)]
     output: Option<PathBuf>,
@@ -118,6 +132,7 @@ pub(crate) fn generate(a: GenArgs) -> Result<ExitCode, Failure> {
     let summary = match spec {
         GenFamily::Random(cfg) => gen_random(&cfg, out_path, a.schedule.as_deref())?,
         GenFamily::Packed(cfg) => gen_packed(&cfg, out_path, a.schedule.as_deref())?,
+        GenFamily::Lanes(cfg) => gen_lanes(&cfg, out_path, a.schedule.as_deref())?,
     };
     log::info!("generated {summary}");
     if a.json {
@@ -133,16 +148,13 @@ pub(crate) fn gen_random(
     schedule: Option<&std::path::Path>,
 ) -> Result<serde_json::Value, Failure> {
     let generated = tmin::generate::generate(cfg).map_err(Failure::Usage)?;
-    let mut out = create_output(out_path)?;
-    out.write_all(generated.text.as_bytes())
-        .and_then(|_| out.flush())
-        .map_err(io_failure)?;
-    if let Some(p) = schedule {
-        let g = tmin::graph::NodeGraph::new(&generated.instance, generated.witness.choice.clone())
-            .map_err(Failure::Internal)?;
-        let w = create_output(Some(p))?;
-        tmin::schedule::write_schedule(&g, &generated.witness, w).map_err(io_failure)?;
-    }
+    write_generated(
+        &generated.text,
+        &generated.instance,
+        &generated.witness,
+        out_path,
+        schedule,
+    )?;
     Ok(json!({
         "family": "random",
         "seed": cfg.seed,
@@ -152,6 +164,57 @@ pub(crate) fn gen_random(
         "optimum": null,
         "mem_sizes": generated.mem_sizes,
     }))
+}
+
+/// The memory-packed family: the instance text and its optimal witness.
+pub(crate) fn gen_lanes(
+    cfg: &tmin::generate::LanesConfig,
+    out_path: Option<&std::path::Path>,
+    schedule: Option<&std::path::Path>,
+) -> Result<serde_json::Value, Failure> {
+    use tmin::generate::LanesError;
+    let generated = tmin::generate::generate_lanes(cfg).map_err(|e| match e {
+        LanesError::Config(m) => Failure::Usage(m),
+        LanesError::Internal(m) => Failure::Internal(m),
+    })?;
+    write_generated(
+        &generated.text,
+        &generated.instance,
+        &generated.witness,
+        out_path,
+        schedule,
+    )?;
+    Ok(json!({
+        "family": "lanes",
+        "seed": cfg.seed,
+        "ops": generated.instance.graph.n_ops(),
+        "nodes": generated.witness.start.len(),
+        "witness_makespan": generated.optimum,
+        "optimum": generated.optimum,
+        "mem_sizes": generated.mem_sizes,
+    }))
+}
+
+/// Writes a generated instance's text to `out_path` (standard output when
+/// `None`) and its witness to `schedule`.
+fn write_generated(
+    text: &str,
+    inst: &tmin::instance::Instance,
+    witness: &tmin::schedule::Schedule,
+    out_path: Option<&std::path::Path>,
+    schedule: Option<&std::path::Path>,
+) -> Result<(), Failure> {
+    let mut out = create_output(out_path)?;
+    out.write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .map_err(io_failure)?;
+    if let Some(p) = schedule {
+        let g =
+            tmin::graph::NodeGraph::new(inst, witness.choice.clone()).map_err(Failure::Internal)?;
+        let w = create_output(Some(p))?;
+        tmin::schedule::write_schedule(&g, witness, w).map_err(io_failure)?;
+    }
+    Ok(())
 }
 
 /// The known-optimum family: the text streams out while it is generated into
@@ -226,7 +289,7 @@ pub(crate) fn gen_config(a: &GenArgs) -> Result<tmin::generate::GenFamily, Failu
     };
     let cores_text = a.cores.as_deref().unwrap_or(match a.family {
         GenFamilyArg::Random => "2,4,4",
-        GenFamilyArg::Packed => "4",
+        GenFamilyArg::Packed | GenFamilyArg::Lanes => "4",
     });
     let cores: Result<Vec<u32>, _> = cores_text
         .split(',')
@@ -242,7 +305,20 @@ pub(crate) fn gen_config(a: &GenArgs) -> Result<tmin::generate::GenFamily, Failu
             "{option} does not apply to --family {family}{instead}"
         ))
     };
+    let lanes_only = [
+        ("--lanes", a.lanes.is_some()),
+        ("--joins", a.joins.is_some()),
+        ("--bind-cores", a.bind_cores),
+    ];
+    if a.family != GenFamilyArg::Lanes
+        && let Some((option, _)) = lanes_only.iter().find(|(_, given)| *given)
+    {
+        return Err(Failure::Usage(format!(
+            "{option} applies to --family lanes only"
+        )));
+    }
     match a.family {
+        GenFamilyArg::Lanes => lanes_config(a, nodes_min, nodes_max),
         GenFamilyArg::Random => {
             if a.reach.is_some() {
                 return Err(not_for("--reach", "random", ""));
@@ -323,4 +399,45 @@ pub(crate) fn gen_config(a: &GenArgs) -> Result<tmin::generate::GenFamily, Failu
             Ok(GenFamily::Packed(cfg))
         }
     }
+}
+
+/// `--family lanes`: its options, and the others refused by name.
+fn lanes_config(
+    a: &GenArgs,
+    nodes_min: u32,
+    nodes_max: u32,
+) -> Result<tmin::generate::GenFamily, Failure> {
+    use tmin::generate::{GenFamily, LanesConfig};
+    let refused = [
+        ("--shapes", a.shapes.is_some()),
+        ("--tightness", a.tightness.is_some()),
+        ("--unusable", a.unusable.is_some()),
+        ("--cores", a.cores.is_some()),
+        ("--mem-factor", a.mem_factor.is_some()),
+        ("--reach", a.reach.is_some()),
+        ("--interleave", a.interleave.is_some()),
+    ];
+    if let Some((option, _)) = refused.iter().find(|(_, given)| *given) {
+        return Err(Failure::Usage(format!(
+            "{option} does not apply to --family lanes (its lanes fix memory and cores; see \
+             the end of --help)"
+        )));
+    }
+    let d = LanesConfig::default();
+    let cfg = LanesConfig {
+        seed: a.seed,
+        ops: a.ops,
+        op_types: a.op_types,
+        tilings: a.tilings,
+        nodes_min,
+        nodes_max,
+        lanes: a.lanes.unwrap_or(d.lanes),
+        mem_types: a.mem_types,
+        graphs: a.graphs,
+        density: a.density,
+        joins: a.joins.unwrap_or(d.joins),
+        bind_cores: a.bind_cores,
+    };
+    cfg.validate().map_err(Failure::Usage)?;
+    Ok(GenFamily::Lanes(cfg))
 }

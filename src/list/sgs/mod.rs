@@ -266,6 +266,11 @@ const MAX_GROUP: usize = 64;
 const TRY_BUDGET_PER_NODE: usize = 64;
 /// Events between two looks at the clock.
 const DEADLINE_EVERY: u32 = 256;
+/// Failed tries of one exhaustive drain between two looks at the clock: with
+/// nothing running a single instant may try every ready node, hundreds of
+/// thousands of them (seconds on a 10^6-node graph), and the time limit
+/// must hold there too.
+const TRIES_BETWEEN_LOOKS: usize = 4096;
 
 /// Free cores of one type without a slot per declared core: ids never used yet
 /// are `fresh..count`, released ones are on a stack.
@@ -362,6 +367,10 @@ enum Refusal {
 /// The mutable state of one pass.
 struct Pass<'m, 'g, 'a> {
     md: &'m Model<'g, 'a>,
+    /// The pass's deadline (set by `execute`), looked at within long drains.
+    deadline: Option<Deadline>,
+    /// A drain found the deadline passed: the pass stops with `Stop::Deadline`.
+    out_of_time: bool,
     key: &'m [u64],
     state: Vec<u8>,
     pred_left: Vec<u32>,
@@ -468,6 +477,8 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
         let heaps = serial.is_none();
         Pass {
             md,
+            deadline: None,
+            out_of_time: false,
             key,
             state: vec![NOT_STARTED; n],
             // Counted per pass rather than stored: 4 bytes a node less while searching.
@@ -539,12 +550,16 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
         }
         let mut t: u128 = 0;
         let mut events = 0u32;
+        self.deadline = Some(deadline.clone());
         loop {
             events = events.wrapping_add(1);
             if events.is_multiple_of(DEADLINE_EVERY) && deadline.expired() {
                 return Err(Stop::Deadline);
             }
             self.start_phase(t);
+            if self.out_of_time {
+                return Err(Stop::Deadline);
+            }
             if self.overflow {
                 return Err(Stop::Overflow);
             }
@@ -705,7 +720,7 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
                 }
                 progress |= self.drain_heap(Some(c), t);
             }
-            if !progress {
+            if !progress || self.out_of_time {
                 return;
             }
         }
@@ -792,6 +807,12 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
                     break;
                 }
                 self.budget -= 1;
+                if self.budget.is_multiple_of(TRIES_BETWEEN_LOOKS)
+                    && self.deadline.as_ref().is_some_and(Deadline::expired)
+                {
+                    self.out_of_time = true;
+                    break;
+                }
             } else {
                 self.tries_left[slot] = self.tries_left[slot].saturating_sub(1);
                 if self.tries_left[slot] == 0 {
@@ -910,5 +931,44 @@ GetInferenceScheResult([],[[1,1,1]])";
         assert!(ms >= 38, "{ms}");
         let (_, ms) = pass(include_str!("../../../instances/example1.txt"), true).unwrap();
         assert!(ms >= 38, "{ms}");
+    }
+
+    /// A drain that tries every ready node (nothing runs) looks at the clock
+    /// as it goes: two ops' first nodes fill memory 2, their second nodes
+    /// need one more each (a deadlock), and 5,000 single-node ops wait for
+    /// memory. With the deadline already passed the pass stops in the drain
+    /// with `Stop::Deadline`, before it has tried them all (which would end
+    /// in `Stop::Deadlock`).
+    #[test]
+    fn an_exhaustive_drain_stops_at_the_deadline() {
+        let mut text = String::from(
+            "SetSocInfo([[0,100]],[[0,2]])\n\
+             AddOpInfo(1,1,0,[[1,2]],[[1,0,1],[2,0,1]],[[1,0,1],[2,0,2]])\n\
+             AddOpInfo(2,1,0,[],[[1,0,5]],[[1,0,1]])\n\
+             GetInferenceScheResult([],[[1,1,1],[2,1,1]",
+        );
+        for id in 3..5003 {
+            text.push_str(&format!(",[{id},2,1]"));
+        }
+        text.push_str("])\n");
+        let inst = parse_reader(text.as_bytes(), "unit").unwrap();
+        let choice: Vec<u32> = (0..inst.graph.n_ops() as u32)
+            .map(|o| inst.usable_tilings(o).next().unwrap())
+            .collect();
+        let g = NodeGraph::new(&inst, choice).unwrap();
+        let md = Model::new(&g);
+        let key: Vec<u64> = (0..g.n_nodes())
+            .map(|v| if g.node_op[v] < 2 { 10 } else { 1 })
+            .collect();
+        let later = Deadline::after(std::time::Duration::from_secs(60));
+        match run_keyed(&md, &key, false, Mode::Parallel, &later) {
+            Err(Stop::Deadlock(d)) => assert!(!d.gave_up && d.started == 2, "{d:?}"),
+            other => panic!("expected the deadlock, got {other:?}"),
+        }
+        let passed = Deadline::after(std::time::Duration::ZERO);
+        match run_keyed(&md, &key, false, Mode::Parallel, &passed) {
+            Err(Stop::Deadline) => {}
+            other => panic!("expected the deadline, got {other:?}"),
+        }
     }
 }
