@@ -5,17 +5,23 @@
 //! §1.1), and the list engine's guides (models/list.md, src/list/sgs/guide.rs:
 //! a legal schedule's start order is a guide, and guarded passes never
 //! deadlock). Each check fails when its argument is false on a case.
+//! `TMIN_CORNER_CASES=N` draws N cases a test (default 1,500), as
+//! tests/corners.rs does.
 
 mod common;
 use common::Rng;
 use common::brute;
-use common::corners::Corner;
+use common::corners::{Corner, cases};
 
 use tmin::graph::NodeGraph;
 use tmin::instance::{Instance, parse_reader};
 use tmin::schedule::{Schedule, check};
 
-const CASES: u64 = 1500;
+/// How many of the cases must reach a check, given how many reach it out of
+/// the default 1,500: each test asserts that its argument was exercised.
+fn enough(of_1500: u64) -> usize {
+    (of_1500 * cases() / 1500) as usize
+}
 
 fn parse(text: &str) -> Instance {
     parse_reader(text.as_bytes(), "inline.txt").unwrap_or_else(|e| panic!("{e}\n{text}"))
@@ -126,7 +132,7 @@ fn cuts(g: &NodeGraph, s: &Schedule) -> Vec<u64> {
 #[test]
 fn compaction_keeps_schedules_legal_within_the_sum_of_durations() {
     let (mut checked, mut shrunk) = (0, 0);
-    for seed in 1..=CASES {
+    for seed in 1..=cases() {
         let Some((c, inst, s)) = optimal_case(seed) else {
             continue;
         };
@@ -151,7 +157,10 @@ fn compaction_keeps_schedules_legal_within_the_sum_of_durations() {
         compacted_within(&inst, &g, &s, &format!("memory-tight seed {seed}"));
         checked += 1;
     }
-    assert!(checked > 500 && shrunk > 100, "{checked} {shrunk}");
+    assert!(
+        checked > enough(500) && shrunk > enough(100),
+        "{checked} {shrunk}"
+    );
 }
 
 /// Compacts `s` and checks what models/bounds.md §9 says of the result.
@@ -212,7 +221,7 @@ GetInferenceScheResult([],[[1,1,1],[2,2,1]])",
 #[test]
 fn starts_in_multiples_of_the_unit_lose_no_optimum() {
     let mut compared = 0;
-    for seed in 1..=CASES * 4 {
+    for seed in 1..=cases() * 4 {
         let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
         let mut c = Corner::random(&mut rng);
         if brute::choices(&c).len() > 4
@@ -243,7 +252,7 @@ fn starts_in_multiples_of_the_unit_lose_no_optimum() {
         );
         compared += usize::from(units.is_some());
     }
-    assert!(compared > 200, "{compared}");
+    assert!(compared > enough(200), "{compared}");
 }
 
 /// Dominance (models/sat.md §1.1, prep::dominance): the optimum over the
@@ -252,7 +261,7 @@ fn starts_in_multiples_of_the_unit_lose_no_optimum() {
 #[test]
 fn dominated_tilings_lose_no_optimum() {
     let (mut compared, mut dominated) = (0, 0);
-    for seed in 1..=CASES {
+    for seed in 1..=cases() {
         let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
         let c = Corner::random(&mut rng);
         let b = brute::solve(&c);
@@ -289,7 +298,10 @@ fn dominated_tilings_lose_no_optimum() {
                     .count()
         }));
     }
-    assert!(compared > 1000 && dominated > 100, "{compared} {dominated}");
+    assert!(
+        compared > enough(1000) && dominated > enough(100),
+        "{compared} {dominated}"
+    );
 }
 
 /// The list engine's guides (src/list/sgs/guide.rs, models/list.md): the
@@ -305,7 +317,7 @@ fn guides_from_legal_schedules_never_deadlock() {
     use tmin::list::sgs::{Guide, Mode, Model, activity_list, run};
     let forever = tmin::stop::Deadline::after(std::time::Duration::from_secs(3600));
     let (mut guided, mut chains) = (0, 0);
-    for seed in 1..=CASES {
+    for seed in 1..=cases() {
         let Some((c, inst, s)) = optimal_case(seed) else {
             continue;
         };
@@ -337,5 +349,5 @@ fn guides_from_legal_schedules_never_deadlock() {
         guided += 1;
     }
     eprintln!("{guided} guides, {chains} zero-duration chains at one instant not guides");
-    assert!(guided > 500, "{guided}");
+    assert!(guided > enough(500), "{guided}");
 }

@@ -19,7 +19,7 @@
 mod common;
 use common::Rng;
 use common::brute::{self, Brute};
-use common::corners::Corner;
+use common::corners::{Corner, cases};
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -28,16 +28,6 @@ use tmin::bounds::Bound;
 use tmin::instance::{Instance, parse_reader};
 use tmin::solve::{SolveOptions, Status};
 use tmin::stop::Deadline;
-
-/// Cases per test by default: a few seconds each in CI.
-const CASES: u64 = 1500;
-
-fn cases() -> u64 {
-    std::env::var("TMIN_CORNER_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(CASES)
-}
 
 /// One drawn case: the plain data, its text, tmin's reading, the brute force.
 struct Case {
