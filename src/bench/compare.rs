@@ -274,11 +274,15 @@ fn summary(
         if refs.iter().any(Option::is_some) {
             let _ = write!(s, ", {at_ref} at the reference optimum");
         }
-        let _ = writeln!(
-            s,
-            "; median gap {}; sum of makespans {sum} over the {common} instances every \
-             column scheduled; {seconds:.1} s in all.",
-            percent(gap)
-        );
+        let _ = write!(s, "; median gap {}", percent(gap));
+        if common > 0 && columns.len() > 1 {
+            let _ = write!(
+                s,
+                "; sum of makespans {sum} over the {common} instances every column scheduled"
+            );
+        } else if common > 0 {
+            let _ = write!(s, "; sum of makespans {sum}");
+        }
+        let _ = writeln!(s, "; {seconds:.1} s in all.");
     }
 }
