@@ -64,6 +64,11 @@ fn files_in_a_missing_folder_are_bad_arguments() {
     );
     fails(&["plot", &inst, &sched, "-o", missing], 2, missing);
     fails(&["import", "jsp", &jsp, "-o", missing], 2, missing);
+    fails(
+        &["gen", "--family", "lanes", "-o", missing],
+        2,
+        "/nonexistent-tmin-folder",
+    );
 }
 
 #[test]
@@ -103,6 +108,11 @@ fn folders_where_a_file_is_are_bad_arguments() {
         2,
         under,
     );
+    fails(
+        &["bench", "compare", done.to_str().unwrap(), "-o", under],
+        2,
+        under,
+    );
 }
 
 /// Runs `sh -c script` with `$TMIN` set: the exit code and stderr.
@@ -130,6 +140,7 @@ fn a_full_disk_is_exit_74() {
         vec!["solve", &inst, "-o", full],
         vec!["gen", "-o", full],
         vec!["gen", "--family", "packed", "--ops", "20", "-o", full],
+        vec!["gen", "--family", "lanes", "--ops", "20", "-o", full],
         vec!["plot", &inst, &sched, "-o", full],
         vec!["import", "jsp", &jsp, "-o", full],
     ] {
@@ -150,6 +161,11 @@ fn a_full_disk_is_exit_74() {
         format!(
             "\"$TMIN\" bench --out {} {inst} --time-limit 1 > /dev/full",
             bench.display()
+        ),
+        format!(
+            "\"$TMIN\" bench --out {b} {inst} --time-limit 1 > /dev/null && \
+             \"$TMIN\" bench compare {b} > /dev/full",
+            b = bench.display()
         ),
     ] {
         let (code, err) = sh(&script);

@@ -36,7 +36,8 @@
 //! `TRY_BUDGET_PER_NODE` tries per node); a guard test is O(log n) per memory
 //! type (`profile.rs`); the guide's list position advances monotonically
 //! (amortised O(1) with the skip array). Every pass checks the deadline every
-//! `DEADLINE_EVERY` events and gives up when it has passed.
+//! `DEADLINE_EVERY` events, and within an exhaustive drain every
+//! `TRIES_BETWEEN_LOOKS` failed tries, and gives up when it has passed.
 //!
 //! Inter-op holds are kept at op level: the sinks of op `a` that demand type m
 //! all wait for the same set (the m-demanding sources of `a`'s successor ops), so
