@@ -31,6 +31,18 @@ pub struct Policy {
     /// milliseconds; large ones, or ones still improving, reach their time
     /// share.
     pub incumbent_patience: usize,
+    /// Above this many nodes, where memory is the bottleneck (its area bound
+    /// at least the core load bound: `Searcher::with_costly`), the parallel
+    /// mode runs only with keys from a schedule (the memory-reserving mode
+    /// makes the same starts while its reservations do not bind), and the
+    /// first phase starts with the guide's order in the unguarded modes,
+    /// then forward-backward from the best schedule so far: there a
+    /// deadlocked parallel pass spends seconds trying every ready node at
+    /// each instant nothing runs, and the rules' guarded passes from the
+    /// serial guide end ten times above what forward-backward reaches, so
+    /// that the first phase's share could end on the serial schedule
+    /// (results/policy.md).
+    pub costly_free_nodes: usize,
 }
 
 /// The list engine's policy.
@@ -44,6 +56,7 @@ pub const POLICY: Policy = Policy {
     fitted_least: Duration::from_millis(500),
     fitted_max_nodes: 2_000_000,
     incumbent_patience: 200,
+    costly_free_nodes: 200_000,
 };
 
 impl Policy {

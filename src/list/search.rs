@@ -77,6 +77,8 @@ pub struct Searcher<'g, 'a> {
     no_guide: bool,
     /// Per unguarded mode: (succeeded, deadlocked, asked).
     free_stats: FreeStats,
+    /// A large graph where memory is the bottleneck (`with_costly`).
+    costly: bool,
     /// Serial peaks of the ops' tilings (the reserving mode), when first needed.
     peaks: Option<OpPeaks>,
     pub best: Option<Found>,
@@ -121,7 +123,45 @@ impl<'g, 'a> Searcher<'g, 'a> {
             parallel_found: false,
             first_guarded: None,
             guide_order: None,
+            costly: false,
         }
+        .with_costly()
+    }
+
+    /// Sets `costly`: a graph above `Policy::costly_free_nodes` nodes where
+    /// memory binds and is the bottleneck, its area bound (the chosen
+    /// tilings' memory-time over the size, per type) at least its load
+    /// bound (work over cores, per core type). Memory-packed instances are
+    /// such graphs; where cores are the bottleneck the unguarded modes
+    /// complete more often and the rules' passes do better.
+    fn with_costly(mut self) -> Self {
+        let g = self.g;
+        if g.n_nodes() <= POLICY.costly_free_nodes || self.md.memory_is_loose() {
+            return self;
+        }
+        let platform = &g.inst.platform;
+        let mut area = vec![0u128; platform.mems.len()];
+        let mut work = vec![0u128; platform.cores.len()];
+        for v in 0..g.n_nodes() as u32 {
+            let d = u128::from(g.dur(v));
+            work[g.core[v as usize] as usize] += d;
+            for e in g.mems(v) {
+                area[e.mem as usize] += d * u128::from(e.amount);
+            }
+        }
+        let ratio = |x: u128, per: u64| x as f64 / per.max(1) as f64;
+        let memory = area
+            .iter()
+            .zip(&platform.mems)
+            .map(|(&a, m)| ratio(a, m.size))
+            .fold(0.0, f64::max);
+        let cores = work
+            .iter()
+            .zip(&platform.cores)
+            .map(|(&w, c)| ratio(w, u64::from(c.count)))
+            .fold(0.0, f64::max);
+        self.costly = memory >= cores;
+        self
     }
 
     /// Lets the guarded pass that runs while only a serial schedule is known
@@ -183,6 +223,11 @@ impl<'g, 'a> Searcher<'g, 'a> {
             });
         }
         ms
+    }
+
+    /// A large graph where memory binds: see `Policy::costly_free_nodes`.
+    fn costly(&self) -> bool {
+        self.costly
     }
 
     fn reached(&self, target: u64) -> bool {
@@ -315,15 +360,18 @@ impl<'g, 'a> Searcher<'g, 'a> {
     /// Whether an unguarded pass in mode `i` of `FREE_MODES` is worth
     /// trying: memory cannot bind, or that mode succeeds often enough (one
     /// in five) to pay for its deadlocked passes; the first few are always
-    /// tried, `eager` ones (forward-backward: keys from a good schedule,
-    /// which succeed far more often and gain most) every other time, the
+    /// tried (the first only where deadlocks are costly,
+    /// `Policy::costly_free_nodes`), `eager` ones (forward-backward: keys
+    /// from a good schedule, which succeed far more often and gain most)
+    /// every other time (every fourth where deadlocks are costly), the
     /// others every eighth.
     fn free_worth_it(&mut self, i: usize, eager: bool) -> bool {
+        let (free_failures, eager_every) = if self.costly() { (1, 4) } else { (3, 2) };
         let (ok, failed, asked) = &mut self.free_stats[i];
         *asked += 1;
-        *failed < 3
+        *failed < free_failures
             || *failed <= 4 * *ok
-            || (eager && asked.is_multiple_of(2))
+            || (eager && asked.is_multiple_of(eager_every))
             || asked.is_multiple_of(8)
     }
 
@@ -376,9 +424,13 @@ impl<'g, 'a> Searcher<'g, 'a> {
         deadline: &Deadline,
     ) -> Unguarded {
         let loose = self.md.memory_is_loose();
+        let costly = self.costly();
         for (i, &free) in FREE_MODES.iter().enumerate() {
             if loose && i > 0 {
                 break; // the parallel mode cannot deadlock
+            }
+            if costly && !eager && matches!(free, Free::Parallel) {
+                continue; // `Policy::costly_free_nodes`
             }
             if !loose && !self.free_worth_it(i, eager) {
                 continue;
@@ -475,6 +527,21 @@ impl<'g, 'a> Searcher<'g, 'a> {
     pub fn deterministic(&mut self, target: u64, deadline: &Deadline) {
         if !self.md.memory_is_loose() && !self.first_schedule(deadline) && self.timed_out {
             return;
+        }
+        if self.costly() {
+            // `Policy::costly_free_nodes`: the guide's own order in the
+            // unguarded modes (a parallel schedule at the cost of a pass
+            // where one completes), then forward-backward from the best
+            // schedule so far, which may be the serial one.
+            if let Some(order) = &self.guide_order {
+                let order = order.clone();
+                self.passes += 1;
+                let _ = self.unguarded(&order, "memory-frugal op order", false, false, deadline);
+            }
+            self.forward_backward(8, target, deadline);
+            if self.reached(target) || deadline.expired() {
+                return;
+            }
         }
         let mut skip = 0;
         if let Some(order) = self.guide_order.take() {
