@@ -98,3 +98,79 @@ pub trait Engine: Sync {
         false
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::instance::parse_reader;
+
+    /// An engine that hands its incumbent back: what the trait gives an
+    /// engine that states nothing but its name and search.
+    struct Idle;
+
+    impl Engine for Idle {
+        fn name(&self) -> &'static str {
+            "idle"
+        }
+        fn search(&self, _ctx: &Context, incumbent: SolveResult) -> SolveResult {
+            incumbent
+        }
+    }
+
+    /// The same with an incumbent step of its own.
+    struct Stepped;
+
+    impl Engine for Stepped {
+        fn name(&self) -> &'static str {
+            "stepped"
+        }
+        fn search(&self, _ctx: &Context, incumbent: SolveResult) -> SolveResult {
+            incumbent
+        }
+        fn incumbent_share(&self) -> Option<IncumbentShare> {
+            Some(IncumbentShare {
+                seconds: |limit, _| limit / 2.0,
+                patience: None,
+            })
+        }
+    }
+
+    /// The defaults are the cautious ones: the runner proves the bounds
+    /// first, nothing is certified or exported, the setting is the name,
+    /// and the incumbent step runs exactly when the engine asks for a share.
+    #[test]
+    fn the_defaults_of_an_engine() {
+        let e = Idle;
+        assert_eq!(e.setting(), "idle");
+        assert!(e.wants_proven_bounds());
+        assert!(!e.certifies() && !e.exports_models());
+        assert!(e.incumbent_share().is_none() && !e.runs_incumbent_step());
+        let s = Stepped;
+        assert!(s.runs_incumbent_step());
+        let share = s.incumbent_share().map(|sh| (sh.seconds)(10.0, 100));
+        assert_eq!(share, Some(5.0));
+    }
+
+    /// `with_deadline` changes the deadline and nothing else.
+    #[test]
+    fn a_context_with_another_deadline_keeps_the_rest() {
+        let text = include_str!("../instances/example1.txt");
+        let inst = parse_reader(text.as_bytes(), "example1.txt").unwrap();
+        let bounds = crate::bounds::combinatorial::lower_bounds(&inst);
+        let at_levels = LevelRefutations::default();
+        let opts = SolveOptions::default();
+        let far = Deadline::after(std::time::Duration::from_secs(60));
+        let ctx = Context {
+            inst: &inst,
+            bounds: &bounds,
+            at_levels: &at_levels,
+            deadline: far,
+            opts: &opts,
+        };
+        let near = ctx.with_deadline(Deadline::after(std::time::Duration::ZERO));
+        assert!(near.deadline.expired() && !ctx.deadline.expired());
+        assert!(std::ptr::eq(near.inst, ctx.inst) && std::ptr::eq(near.bounds, ctx.bounds));
+        assert!(std::ptr::eq(near.at_levels, ctx.at_levels));
+        assert!(std::ptr::eq(near.opts, ctx.opts));
+    }
+}
