@@ -439,3 +439,49 @@ fn interleaved_ops_at_the_witness_peak_reach_the_optimum() {
         assert_eq!(r.status, Status::Optimal);
     }
 }
+
+/// Where memory is the bottleneck (a memory-packed instance: its area bound
+/// is the optimum, the core load half of it), the memory-lean tilings get a
+/// first phase of their own and the better choice is kept; where cores are
+/// the bottleneck (a job shop, no memory) they do not.
+#[test]
+fn lean_tilings_are_tried_where_memory_is_the_bottleneck() {
+    use tmin::generate::{LanesConfig, generate_lanes};
+    use tmin::list::tiling::memory_is_bottleneck;
+    let cfg = LanesConfig {
+        seed: 11,
+        ops: 60,
+        nodes_min: 2,
+        nodes_max: 6,
+        lanes: 4,
+        mem_types: 1,
+        tilings: 2,
+        density: 0.5,
+        ..LanesConfig::default()
+    };
+    let lanes = generate_lanes(&cfg).unwrap();
+    let g = NodeGraph::new(&lanes.instance, lanes.witness.choice.clone()).unwrap();
+    assert!(memory_is_bottleneck(&g));
+    let r = solve_checked(&lanes.instance, 1.0);
+    let lean = "memory-lean tilings (memory is the bottleneck)";
+    assert!(
+        r.notes.iter().any(|n| n.text.starts_with(lean)),
+        "{:?}",
+        r.notes
+    );
+    assert!(r.makespan.unwrap() >= u128::from(lanes.optimum));
+
+    let shop = jsp("ft06");
+    let choice = (0..shop.graph.n_ops() as u32)
+        .map(|o| shop.usable_tilings(o).next().unwrap())
+        .collect();
+    assert!(!memory_is_bottleneck(
+        &NodeGraph::new(&shop, choice).unwrap()
+    ));
+    let r = solve_checked(&shop, 1.0);
+    assert!(
+        !r.notes.iter().any(|n| n.text.starts_with(lean)),
+        "{:?}",
+        r.notes
+    );
+}

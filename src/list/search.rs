@@ -129,38 +129,14 @@ impl<'g, 'a> Searcher<'g, 'a> {
     }
 
     /// Sets `costly`: a graph above `Policy::costly_free_nodes` nodes where
-    /// memory binds and is the bottleneck, its area bound (the chosen
-    /// tilings' memory-time over the size, per type) at least its load
-    /// bound (work over cores, per core type). Memory-packed instances are
-    /// such graphs; where cores are the bottleneck the unguarded modes
-    /// complete more often and the rules' passes do better.
+    /// memory binds and is the bottleneck (`tiling::memory_is_bottleneck`).
+    /// Memory-packed instances are such graphs; where cores are the
+    /// bottleneck the unguarded modes complete more often and the rules'
+    /// passes do better.
     fn with_costly(mut self) -> Self {
-        let g = self.g;
-        if g.n_nodes() <= POLICY.costly_free_nodes || self.md.memory_is_loose() {
-            return self;
-        }
-        let platform = &g.inst.platform;
-        let mut area = vec![0u128; platform.mems.len()];
-        let mut work = vec![0u128; platform.cores.len()];
-        for v in 0..g.n_nodes() as u32 {
-            let d = u128::from(g.dur(v));
-            work[g.core[v as usize] as usize] += d;
-            for e in g.mems(v) {
-                area[e.mem as usize] += d * u128::from(e.amount);
-            }
-        }
-        let ratio = |x: u128, per: u64| x as f64 / per.max(1) as f64;
-        let memory = area
-            .iter()
-            .zip(&platform.mems)
-            .map(|(&a, m)| ratio(a, m.size))
-            .fold(0.0, f64::max);
-        let cores = work
-            .iter()
-            .zip(&platform.cores)
-            .map(|(&w, c)| ratio(w, u64::from(c.count)))
-            .fold(0.0, f64::max);
-        self.costly = memory >= cores;
+        self.costly = self.g.n_nodes() > POLICY.costly_free_nodes
+            && !self.md.memory_is_loose()
+            && super::tiling::memory_is_bottleneck(self.g);
         self
     }
 

@@ -1,6 +1,7 @@
 //! Tiling choices: the starting points of the engine and what makes a tiling
 //! memory-lean.
 
+use crate::graph::NodeGraph;
 use crate::instance::Instance;
 
 /// The initial tiling per op: the shortest critical path, then the least work,
@@ -233,4 +234,32 @@ pub fn other_tiling(tl: &Tilings, op: u32, current: u32, rng: &mut super::priori
     } else {
         options[rng.below_mod(options.len())]
     }
+}
+
+/// Whether memory is the bottleneck of a node graph: its area bound (per
+/// memory type, the memory-time of its nodes over the size) is at least its
+/// load bound (per core type, the work over the cores). O(n).
+pub fn memory_is_bottleneck(g: &NodeGraph) -> bool {
+    let platform = &g.inst.platform;
+    let mut area = vec![0u128; platform.mems.len()];
+    let mut work = vec![0u128; platform.cores.len()];
+    for v in 0..g.n_nodes() as u32 {
+        let d = u128::from(g.dur(v));
+        work[g.core[v as usize] as usize] += d;
+        for e in g.mems(v) {
+            area[e.mem as usize] += d * u128::from(e.amount);
+        }
+    }
+    let ratio = |x: u128, per: u64| x as f64 / per.max(1) as f64;
+    let memory = area
+        .iter()
+        .zip(&platform.mems)
+        .map(|(&a, m)| ratio(a, m.size))
+        .fold(0.0, f64::max);
+    let cores = work
+        .iter()
+        .zip(&platform.cores)
+        .map(|(&w, c)| ratio(w, u64::from(c.count)))
+        .fold(0.0, f64::max);
+    memory > 0.0 && memory >= cores
 }
