@@ -56,26 +56,12 @@ pub fn compare(
     }
     let mut columns = Vec::new();
     for (i, d) in dirs.iter().enumerate() {
-        if !d.join(store::JSONL).is_file() {
-            return Err(BenchError::Usage(format!(
-                "{}: not a bench folder (no {})",
-                d.display(),
-                store::JSONL
-            )));
-        }
-        let loaded =
-            store::load(d).map_err(|e| BenchError::Usage(format!("{}: {e}", d.display())))?;
-        for msg in &loaded.dropped {
-            log::warn!("{msg}: left out of the comparison");
-        }
+        let records = store::input_folder(d, "comparison")?;
         let label = labels.get(i).cloned().unwrap_or_else(|| {
             d.file_name()
                 .map_or_else(|| d.display().to_string(), |f| f.to_string_lossy().into())
         });
-        columns.push(Column {
-            label,
-            records: loaded.records,
-        });
+        columns.push(Column { label, records });
     }
     Ok(build(&columns, reference))
 }

@@ -31,19 +31,7 @@ pub fn merge(dirs: &[PathBuf], out: &Path) -> Result<(), BenchError> {
     let mut groups: Vec<Vec<Claim>> = Vec::new();
     let mut at: HashMap<(String, String), usize> = HashMap::new();
     for (run, d) in dirs.iter().enumerate() {
-        if !d.join(store::JSONL).is_file() {
-            return Err(BenchError::Usage(format!(
-                "{}: not a bench folder (no {})",
-                d.display(),
-                store::JSONL
-            )));
-        }
-        let loaded =
-            store::load(d).map_err(|e| BenchError::Usage(format!("{}: {e}", d.display())))?;
-        for msg in &loaded.dropped {
-            log::warn!("{msg}: left out of the merge");
-        }
-        for rec in loaded.records {
+        for rec in store::input_folder(d, "merge")? {
             let g = *at.entry(rec.key()).or_insert_with(|| {
                 groups.push(Vec::new());
                 groups.len() - 1

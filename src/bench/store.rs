@@ -12,6 +12,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use super::BenchError;
 use super::record::Record;
 use crate::digest::sha256_file;
 
@@ -116,6 +117,23 @@ pub(super) fn load(dir: &Path) -> io::Result<Loaded> {
         }
     }
     Ok(Loaded { records, dropped })
+}
+
+/// The trusted lines of an existing bench folder given as input to `what`
+/// (`merge`, `comparison`): a path without results.jsonl or an unreadable
+/// one is a usage error; the lines `load` drops are logged as left out.
+pub(super) fn input_folder(dir: &Path, what: &str) -> Result<Vec<Record>, BenchError> {
+    if !dir.join(JSONL).is_file() {
+        return Err(BenchError::Usage(format!(
+            "{}: not a bench folder (no {JSONL})",
+            dir.display()
+        )));
+    }
+    let loaded = load(dir).map_err(|e| BenchError::Usage(format!("{}: {e}", dir.display())))?;
+    for msg in &loaded.dropped {
+        log::warn!("{msg}: left out of the {what}");
+    }
+    Ok(loaded.records)
 }
 
 /// The schedule file a line names exists and has the hash the line names.
