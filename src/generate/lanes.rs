@@ -119,13 +119,7 @@ impl LanesConfig {
         if self.ops == 0 {
             return Err("--ops must be at least 1".into());
         }
-        if self.op_types == 0 || self.op_types > super::MAX_OP_TYPES {
-            return Err(format!(
-                "--op-types must be in 1..={}, got {}",
-                super::MAX_OP_TYPES,
-                self.op_types
-            ));
-        }
+        super::check_op_types(self.op_types)?;
         if self.tilings == 0 || self.tilings > MAX_LANE_TILINGS {
             return Err(format!(
                 "--tilings must be in 1..={MAX_LANE_TILINGS} for --family lanes (tiling k \
@@ -133,18 +127,12 @@ impl LanesConfig {
                 self.tilings
             ));
         }
-        if self.nodes_min == 0 || self.nodes_min > self.nodes_max {
-            return Err(format!(
-                "--nodes: MIN-MAX intervals a run with 1 <= MIN <= MAX, got {}-{}",
-                self.nodes_min, self.nodes_max
-            ));
-        }
-        if self.nodes_max > super::MAX_NODES_PER_SUBGRAPH - 1 {
-            return Err(format!(
-                "--nodes: at most {} intervals a run",
-                super::MAX_NODES_PER_SUBGRAPH - 1
-            ));
-        }
+        // A run and the interval it may take in are one subgraph.
+        super::check_nodes(
+            self.nodes_min,
+            self.nodes_max,
+            super::MAX_NODES_PER_SUBGRAPH - 1,
+        )?;
         if self.mem_types == 0 || self.mem_types > super::packed::MAX_MEM_TYPES {
             return Err(format!(
                 "--mem-types must be in 1..={} for --family lanes, got {}",
@@ -455,35 +443,18 @@ fn emit(
     rng: &mut Rng,
 ) -> Vec<u8> {
     let mut out = Vec::new();
-    let list = |out: &mut Vec<u8>, rows: &mut dyn Iterator<Item = Vec<u64>>| {
-        out.push(b'[');
-        for (i, row) in rows.enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            out.push(b'[');
-            for (j, x) in row.iter().enumerate() {
-                if j > 0 {
-                    out.push(b',');
-                }
-                push_u64(out, *x);
-            }
-            out.push(b']');
-        }
-        out.push(b']');
-    };
     out.extend_from_slice(b"SetSocInfo(");
-    list(
+    put_list(
         &mut out,
-        &mut cores
+        cores
             .iter()
             .enumerate()
-            .map(|(t, &k)| vec![t as u64, u64::from(k)]),
+            .map(|(t, &k)| [t as u64, u64::from(k)]),
     );
     out.push(b',');
-    list(
+    put_list(
         &mut out,
-        &mut sizes.iter().enumerate().map(|(m, &c)| vec![m as u64, c]),
+        sizes.iter().enumerate().map(|(m, &c)| [m as u64, c]),
     );
     out.extend_from_slice(b")\n");
     let op_type: Vec<u64> = ops
@@ -498,37 +469,45 @@ fn emit(
                 push_u64(&mut out, x);
                 out.push(b',');
             }
-            list(&mut out, &mut (1..n).map(|i| vec![i, i + 1]));
+            put_list(&mut out, (1..n).map(|i| [i, i + 1]));
             out.push(b',');
-            list(
+            put_list(
                 &mut out,
-                &mut nodes_of(op).enumerate().map(|(i, (l, j))| {
+                nodes_of(op).enumerate().map(|(i, (l, j))| {
                     let dur = (lanes.end(l, j) - lanes.start(l, j)) << t;
-                    vec![i as u64 + 1, (l % 2) as u64, dur]
+                    [i as u64 + 1, (l % 2) as u64, dur]
                 }),
             );
             out.push(b',');
-            list(
+            put_list(
                 &mut out,
-                &mut nodes_of(op).enumerate().map(|(i, (l, _))| {
-                    vec![i as u64 + 1, u64::from(lanes.mem[l]), lanes.height[l] >> t]
+                nodes_of(op).enumerate().map(|(i, (l, _))| {
+                    [i as u64 + 1, u64::from(lanes.mem[l]), lanes.height[l] >> t]
                 }),
             );
             out.extend_from_slice(b")\n");
         }
     }
     out.extend_from_slice(b"GetInferenceScheResult(");
-    list(
+    put_list(
         &mut out,
-        &mut op_edges
-            .iter()
-            .map(|&(a, b)| vec![a as u64 + 1, b as u64 + 1]),
+        op_edges.iter().map(|&(a, b)| [a as u64 + 1, b as u64 + 1]),
     );
     out.push(b',');
-    list(
+    put_list(
         &mut out,
-        &mut (0..ops.len()).map(|k| vec![k as u64 + 1, op_type[k], k as u64 + 1]),
+        (0..ops.len()).map(|k| [k as u64 + 1, op_type[k], k as u64 + 1]),
     );
     out.extend_from_slice(b")\n");
     out
+}
+
+/// Appends `[row,row,...]`, each row a tuple as `super::put_tuple` writes it.
+fn put_list<const N: usize>(out: &mut Vec<u8>, rows: impl Iterator<Item = [u64; N]>) {
+    out.push(b'[');
+    let mut first = true;
+    for row in rows {
+        super::put_tuple(out, &mut first, &row);
+    }
+    out.push(b']');
 }

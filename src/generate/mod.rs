@@ -184,12 +184,7 @@ impl GenConfig {
     /// --op-types, --shapes, --tilings, --nodes, --width.
     fn validate_library(&self) -> Result<(), String> {
         let bad = |msg: String| Err(msg);
-        if self.op_types == 0 || self.op_types > MAX_OP_TYPES {
-            return bad(format!(
-                "--op-types must be in 1..={MAX_OP_TYPES}, got {}",
-                self.op_types
-            ));
-        }
+        check_op_types(self.op_types)?;
         if self.shapes == 0 || self.shapes > MAX_SHAPES {
             return bad(format!(
                 "--shapes must be in 1..={MAX_SHAPES} (shapes are the powers of two 16, 32, ...), got {}",
@@ -202,21 +197,7 @@ impl GenConfig {
                 self.tilings
             ));
         }
-        if self.nodes_min == 0 {
-            return bad("--nodes: every subgraph needs at least 1 node".into());
-        }
-        if self.nodes_min > self.nodes_max {
-            return bad(format!(
-                "--nodes: MIN ({}) is larger than MAX ({})",
-                self.nodes_min, self.nodes_max
-            ));
-        }
-        if self.nodes_max > MAX_NODES_PER_SUBGRAPH {
-            return bad(format!(
-                "--nodes: at most {MAX_NODES_PER_SUBGRAPH} nodes per subgraph (the published limit is < 10^4), got {}",
-                self.nodes_max
-            ));
-        }
+        check_nodes(self.nodes_min, self.nodes_max, MAX_NODES_PER_SUBGRAPH)?;
         if self.width == 0 {
             return bad("--width must be at least 1".into());
         }
@@ -356,6 +337,33 @@ pub struct Generated {
     /// schedule became the witness (`"list schedule"` is the memory-blind greedy one).
     pub serial_makespan: u128,
     pub witness_kind: String,
+}
+
+/// `--op-types` in `1..=MAX_OP_TYPES` (every family).
+fn check_op_types(op_types: u32) -> Result<(), String> {
+    if op_types == 0 || op_types > MAX_OP_TYPES {
+        return Err(format!(
+            "--op-types must be in 1..={MAX_OP_TYPES}, got {op_types}"
+        ));
+    }
+    Ok(())
+}
+
+/// `--nodes MIN-MAX` with `1 <= MIN <= MAX <= most` (every family; `most`
+/// is below the published limit of 10^4 nodes per subgraph).
+fn check_nodes(min: u32, max: u32, most: u32) -> Result<(), String> {
+    if min == 0 {
+        return Err("--nodes: every subgraph needs at least 1 node".into());
+    }
+    if min > max {
+        return Err(format!("--nodes: MIN ({min}) is larger than MAX ({max})"));
+    }
+    if max > most {
+        return Err(format!(
+            "--nodes: at most {most} nodes per subgraph (the published limit is < 10^4), got {max}"
+        ));
+    }
+    Ok(())
 }
 
 /// Random streams, one per part of the instance, so that parts do not shift each other.

@@ -155,15 +155,15 @@ pub(crate) fn gen_random(
         out_path,
         schedule,
     )?;
-    Ok(json!({
-        "family": "random",
-        "seed": cfg.seed,
-        "ops": generated.instance.graph.n_ops(),
-        "nodes": generated.witness.start.len(),
-        "witness_makespan": report::num(generated.witness_makespan),
-        "optimum": null,
-        "mem_sizes": generated.mem_sizes,
-    }))
+    Ok(summary(
+        "random",
+        cfg.seed,
+        &generated.instance,
+        &generated.witness,
+        report::num(generated.witness_makespan),
+        serde_json::Value::Null,
+        &generated.mem_sizes,
+    ))
 }
 
 /// The memory-packed family: the instance text and its optimal witness.
@@ -184,15 +184,15 @@ pub(crate) fn gen_lanes(
         out_path,
         schedule,
     )?;
-    Ok(json!({
-        "family": "lanes",
-        "seed": cfg.seed,
-        "ops": generated.instance.graph.n_ops(),
-        "nodes": generated.witness.start.len(),
-        "witness_makespan": generated.optimum,
-        "optimum": generated.optimum,
-        "mem_sizes": generated.mem_sizes,
-    }))
+    Ok(summary(
+        "lanes",
+        cfg.seed,
+        &generated.instance,
+        &generated.witness,
+        json!(generated.optimum),
+        json!(generated.optimum),
+        &generated.mem_sizes,
+    ))
 }
 
 /// Writes a generated instance's text to `out_path` (standard output when
@@ -209,12 +209,41 @@ fn write_generated(
         .and_then(|_| out.flush())
         .map_err(io_failure)?;
     if let Some(p) = schedule {
-        let g =
-            tmin::graph::NodeGraph::new(inst, witness.choice.clone()).map_err(Failure::Internal)?;
-        let w = create_output(Some(p))?;
-        tmin::schedule::write_schedule(&g, witness, w).map_err(io_failure)?;
+        write_witness(inst, witness, p)?;
     }
     Ok(())
+}
+
+/// Writes a generator's witness schedule of `inst` to `path`.
+fn write_witness(
+    inst: &tmin::instance::Instance,
+    witness: &tmin::schedule::Schedule,
+    path: &std::path::Path,
+) -> Result<(), Failure> {
+    let g = tmin::graph::NodeGraph::new(inst, witness.choice.clone()).map_err(Failure::Internal)?;
+    let w = create_output(Some(path))?;
+    tmin::schedule::write_schedule(&g, witness, w).map_err(io_failure)
+}
+
+/// The summary every family logs and prints with --json.
+fn summary(
+    family: &str,
+    seed: u64,
+    inst: &tmin::instance::Instance,
+    witness: &tmin::schedule::Schedule,
+    witness_makespan: serde_json::Value,
+    optimum: serde_json::Value,
+    mem_sizes: &[u64],
+) -> serde_json::Value {
+    json!({
+        "family": family,
+        "seed": seed,
+        "ops": inst.graph.n_ops(),
+        "nodes": witness.start.len(),
+        "witness_makespan": witness_makespan,
+        "optimum": optimum,
+        "mem_sizes": mem_sizes,
+    })
 }
 
 /// The known-optimum family: the text streams out while it is generated into
@@ -259,20 +288,17 @@ pub(crate) fn gen_packed(
         })?;
     }
     if let Some(path) = schedule {
-        let g = tmin::graph::NodeGraph::new(&p.witness_instance, p.witness.choice.clone())
-            .map_err(Failure::Internal)?;
-        let w = create_output(Some(path))?;
-        tmin::schedule::write_schedule(&g, &p.witness, w).map_err(io_failure)?;
+        write_witness(&p.witness_instance, &p.witness, path)?;
     }
-    Ok(json!({
-        "family": "packed",
-        "seed": cfg.seed,
-        "ops": p.witness_instance.graph.n_ops(),
-        "nodes": p.witness.start.len(),
-        "witness_makespan": report::num(p.witness_makespan),
-        "optimum": p.optimum,
-        "mem_sizes": p.mem_sizes,
-    }))
+    Ok(summary(
+        "packed",
+        cfg.seed,
+        &p.witness_instance,
+        &p.witness,
+        report::num(p.witness_makespan),
+        json!(p.optimum),
+        &p.mem_sizes,
+    ))
 }
 
 pub(crate) fn gen_config(a: &GenArgs) -> Result<tmin::generate::GenFamily, Failure> {

@@ -79,8 +79,8 @@ use std::fmt;
 use std::io::{self, Read, Write};
 
 use super::{
-    MAX_GRAPH_NODES, MAX_NODES_PER_SUBGRAPH, MAX_OP_EDGES, MAX_OP_TYPES, MAX_TILINGS, Rng,
-    demand_scale, memory_peaks,
+    MAX_GRAPH_NODES, MAX_NODES_PER_SUBGRAPH, MAX_OP_EDGES, MAX_TILINGS, Rng, demand_scale,
+    memory_peaks,
 };
 use crate::graph::NodeGraph;
 use crate::instance::{Instance, parse_reader};
@@ -160,33 +160,14 @@ impl PackedConfig {
         if self.ops == 0 {
             return bad("--ops must be at least 1".into());
         }
-        if self.op_types == 0 || self.op_types > MAX_OP_TYPES {
-            return bad(format!(
-                "--op-types must be in 1..={MAX_OP_TYPES}, got {}",
-                self.op_types
-            ));
-        }
+        super::check_op_types(self.op_types)?;
         if self.tilings == 0 || self.tilings > MAX_TILINGS {
             return bad(format!(
                 "--tilings must be in 1..={MAX_TILINGS}, got {}",
                 self.tilings
             ));
         }
-        if self.nodes_min == 0 {
-            return bad("--nodes: every subgraph needs at least 1 node".into());
-        }
-        if self.nodes_min > self.nodes_max {
-            return bad(format!(
-                "--nodes: MIN ({}) is larger than MAX ({})",
-                self.nodes_min, self.nodes_max
-            ));
-        }
-        if self.nodes_max > MAX_NODES_PER_SUBGRAPH {
-            return bad(format!(
-                "--nodes: at most {MAX_NODES_PER_SUBGRAPH} nodes per subgraph (the published limit is < 10^4), got {}",
-                self.nodes_max
-            ));
-        }
+        super::check_nodes(self.nodes_min, self.nodes_max, MAX_NODES_PER_SUBGRAPH)?;
         if self.width == 0 {
             return bad("--width must be at least 1".into());
         }
