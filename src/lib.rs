@@ -5,6 +5,7 @@
 //! text format and validator), then the tools built on them.
 
 pub mod bench;
+pub mod bnb;
 pub mod bounds;
 pub mod certificate;
 pub mod dag;

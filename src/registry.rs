@@ -4,6 +4,7 @@
 //! [`Engine`] and one line in [`BUILTIN`]; a library user adds one with
 //! [`Registry::with`] (tests/registry.rs registers a test engine that way).
 
+use crate::bnb::engine::BnbEngine;
 use crate::engine::Engine;
 use crate::instance::Instance;
 use crate::list::engine::{GreedyEngine, ListEngine};
@@ -39,6 +40,7 @@ pub const BUILTIN: &[Registration] = &[
     Registration { name: "list", help: "Memory-aware list scheduling with tiling search (fast, any size)", make: |_| Box::new(ListEngine::default()) },
     Registration { name: "milp", help: "Exact MILP (HiGHS), warm-started by list scheduling", make: |o| Box::new(MilpEngine { options: o.milp.clone() }) },
     Registration { name: "sat", help: "Exact SAT (varisat), warm-started by list scheduling", make: |_| Box::new(SatEngine::default()) },
+    Registration { name: "bnb", help: "Depth-first search over start times, pruned by wasted memory and core time (finds packings; proves no bound)", make: |_| Box::new(BnbEngine) },
     Registration { name: "greedy", help: "One pass of one priority rule (--rule), no search: a baseline greedy", make: |o| Box::new(GreedyEngine(o.rule)) },
 ];
 

@@ -350,7 +350,7 @@ fn the_window_net_never_passes_the_optimum() {
 fn every_engine_tells_the_truth() {
     use tmin::registry::EngineChoice;
     let engines =
-        ["auto", "list", "sat", "milp", "greedy"].map(|e| EngineChoice::builtin(e).unwrap());
+        ["auto", "list", "sat", "milp", "greedy", "bnb"].map(|e| EngineChoice::builtin(e).unwrap());
     let mut tight = Tightness::default();
     let mut proven: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
     for seed in 1..=cases() / 3 {
@@ -404,6 +404,51 @@ fn every_engine_tells_the_truth() {
         let (o, i) = proven[e];
         assert_eq!(o + i, cases, "{e} left cases open");
     }
+}
+
+/// The depth-first search over start times (models/bnb.md): at one below
+/// the optimum it finds nothing (every schedule it builds is legal, and its
+/// makespan meets the target), and at the optimum it never fails on every
+/// branch where none of models/bnb.md §5's exceptions applies (no node of
+/// duration 0, and each op's candidates agree on which memory types their
+/// sources demand): a prune (tails, charges, dead ends) or a branching rule
+/// that cut a legal schedule away would make it fail there.
+#[test]
+fn the_packing_search_never_passes_the_optimum_and_reaches_it() {
+    use tmin::bnb::{Problem, Search, attempt};
+    let far = Deadline::after(Duration::from_secs(3600));
+    let (mut plain, mut found, mut exhausted) = (0, 0, 0);
+    for seed in 1..=cases() / 2 {
+        let c = Case::new(seed);
+        let Some(opt) = c.brute.optimum.and_then(|o| u64::try_from(o).ok()) else {
+            continue;
+        };
+        let p = Problem::new(&c.inst);
+        let what = format!("seed {seed}: optimum {opt}\n{}", c.text);
+        if opt > 0 {
+            let mut below = Search::new(&p, opt - 1);
+            let a = attempt(&mut below, &far, 20_000, None, false);
+            assert!(a.schedule.is_none(), "a schedule below the optimum: {what}");
+        }
+        let mut at = Search::new(&p, opt);
+        let a = attempt(&mut at, &far, 200_000, None, false);
+        exhausted += usize::from(a.exhausted);
+        if let Some(s) = a.schedule {
+            found += 1;
+            let r = tmin::solve::SolveResult::found(&c.inst, s, 0, "none", "bnb")
+                .unwrap_or_else(|e| panic!("{}: {what}", e.message));
+            assert!(r.makespan <= Some(u128::from(opt)), "{what}");
+        }
+        if p.is_plain() {
+            plain += 1;
+            assert!(!a.exhausted, "every branch failed at the optimum: {what}");
+        }
+    }
+    eprintln!("found at the optimum {found}, exhausted {exhausted}, plain {plain}");
+    assert!(
+        plain > cases() as usize / 10,
+        "too few plain cases: {plain}"
+    );
 }
 
 #[test]

@@ -87,6 +87,12 @@ impl Engine for Portfolio {
             inc.engine = "auto(list)".into();
             return inc;
         }
+        let inc = packing_first(ctx, inc, nodes);
+        if inc.status.is_settled() {
+            let mut inc = inc;
+            inc.engine = "auto(bnb)".into();
+            return inc;
+        }
         let r = self.exact(ctx, nodes, inc);
         let mut r = crate::pipeline::steps::list_for_the_rest(ctx, r);
         r.engine = format!("auto({})", r.engine);
@@ -242,6 +248,41 @@ impl Portfolio {
         }
         r
     }
+}
+
+/// Where memory is packed at the bound (`Policy::bnb_packed`), the
+/// depth-first search at the bound on `Policy::bnb_share` of the time
+/// left: it finds the packings that the SAT engine and list scheduling miss
+/// (results/policy.md), and a schedule at the bound is optimal.
+fn packing_first(ctx: &Context, inc: SolveResult, nodes: u64) -> SolveResult {
+    if nodes > POLICY.bnb_nodes || !ctx.inst.demands_memory() {
+        return inc;
+    }
+    let p = crate::bnb::Problem::new(ctx.inst);
+    let packed = p.memory_packing(inc.lower_bound);
+    if packed < POLICY.bnb_packed {
+        return inc;
+    }
+    let share = ctx.with_deadline(ctx.deadline.share(POLICY.bnb_share));
+    let t = std::time::Instant::now();
+    let before = inc.makespan;
+    let mut r = crate::bnb::engine_search(&share, &p, inc, true);
+    let found = r.makespan != before;
+    note(
+        &mut r,
+        format!(
+            "memory packed at the bound ({:.0} % of a type's capacity): depth-first search at \
+             the bound for {:.2} s, {}",
+            packed * 100.0,
+            t.elapsed().as_secs_f64(),
+            if found {
+                "found it"
+            } else {
+                "no schedule at it"
+            }
+        ),
+    );
+    r
 }
 
 /// Why the SAT engine stepped aside, where the other searches can take over

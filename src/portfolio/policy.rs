@@ -59,6 +59,17 @@ pub struct Policy {
     /// else the tabu search gets its turn.
     pub first_answer_share: f64,
     pub first_answer_least: Duration,
+    /// The depth-first search at the bound (models/bnb.md) runs first where
+    /// some memory type's least area fills at least this share of its
+    /// capacity up to the bound: there it may leave almost no memory free,
+    /// which keeps it narrow (the lanes family: 1.0; memtight at most 0.75,
+    /// medium at most 0.26, where it finds nothing the list engine does not).
+    pub bnb_packed: f64,
+    /// Largest node graph it runs on (it finds no packing in its time on
+    /// the lanes family's 400 nodes and more).
+    pub bnb_nodes: u64,
+    /// Its share of the time left.
+    pub bnb_share: f64,
 }
 
 /// `--engine auto`'s policy.
@@ -85,6 +96,9 @@ pub(super) const POLICY: Policy = Policy {
     lns_first_share: 0.15,
     first_answer_share: 0.02,
     first_answer_least: Duration::from_secs(1),
+    bnb_packed: 0.9,
+    bnb_nodes: 400,
+    bnb_share: 0.5,
 };
 
 impl Policy {

@@ -96,18 +96,9 @@ pub fn to_schedule(m: &Model, d: &Decoded) -> Schedule {
             nodes.push(v);
         }
     }
-    let counts: Vec<u32> = inst.platform.cores.iter().map(|c| c.count).collect();
     let dur = |i: usize| lib.node_dur[m.nodes[nodes[i] as usize].lib as usize];
     let core_type = |i: usize| m.nodes[nodes[i] as usize].core as usize;
-    // No free core would be an encoding bug: every node then keeps core 0 and
-    // the validator rejects the schedule (an internal error, never output).
-    let core = crate::schedule::assign_cores(&start, dur, core_type, &counts)
-        .unwrap_or_else(|_| vec![0; start.len()]);
-    Schedule {
-        choice,
-        start,
-        core,
-    }
+    Schedule::with_cores(inst, choice, start, dur, core_type)
 }
 
 /// The encoding of `m` for makespans up to `tmax` units, planned (`plan`)

@@ -23,6 +23,29 @@ pub struct Schedule {
 }
 
 impl Schedule {
+    /// A schedule of an engine that keeps at most `CoreNum` nodes of a
+    /// type running at each instant: its tiling choice and starts, with core
+    /// ids by interval colouring (`assign_cores`). `dur(i)` and `core_type(i)`
+    /// describe start `i`. A shortage of cores would be the engine's bug:
+    /// every node then keeps core 0 and the validator rejects the schedule
+    /// (an internal error, never output).
+    pub fn with_cores(
+        inst: &crate::instance::Instance,
+        choice: Vec<u32>,
+        start: Vec<u64>,
+        dur: impl Fn(usize) -> u64,
+        core_type: impl Fn(usize) -> usize,
+    ) -> Schedule {
+        let counts: Vec<u32> = inst.platform.cores.iter().map(|c| c.count).collect();
+        let core =
+            assign_cores(&start, dur, core_type, &counts).unwrap_or_else(|_| vec![0; start.len()]);
+        Schedule {
+            choice,
+            start,
+            core,
+        }
+    }
+
     /// The latest end, in u128 because start + ExecTime may exceed u64 (problem.md §6).
     pub fn makespan(&self, g: &NodeGraph) -> u128 {
         (0..g.n_nodes())
