@@ -1,10 +1,11 @@
 //! The depth-first search for a schedule of makespan at most `T`
 //! (models/bnb.md §2-§4): starts in time order, each instant's starts as a
 //! set (include or exclude each node in a fixed order), an op's tiling
-//! chosen when it becomes ready, and three prunes: a node must start by
-//! `T - tail`, and the memory left free (of each type) and the core time
-//! left idle (of each core type) over `[0, t)` may not exceed what `T`
-//! leaves beside the least area and work the ops can bring.
+//! chosen when it becomes ready, and four prunes: a node must start by
+//! `T - tail`; the memory not used by running nodes (of each type) and the
+//! core time left idle (of each core type) over `[0, t)` may not exceed
+//! what `T` leaves beside the least area and work the ops can bring; and a
+//! state recorded as a dead end fails again.
 //!
 //! Every change to the state goes through one trail, so backtracking is an
 //! undo to a mark; the search itself is a loop over an explicit stack.
@@ -192,8 +193,9 @@ pub struct Search<'p, 'a> {
     /// by key, with the charges they had (a later state with the same key
     /// and no smaller charge fails too).
     dead: std::collections::HashMap<u64, u32>,
-    /// The charges of the dead ends, `charges_len` words each, at the
-    /// index `dead` maps to (one allocation, cheap to drop).
+    /// The charges of the dead ends, one word a memory type and a core
+    /// type each, at the index `dead` maps to (one allocation, cheap to
+    /// drop).
     dead_charges: Vec<u64>,
     /// States pruned through `dead`.
     pub memo_hits: u64,
