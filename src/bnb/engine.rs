@@ -34,12 +34,8 @@ impl Engine for BnbEngine {
         let p = super::Problem::new(ctx.inst);
         super::engine_search(ctx, &p, incumbent, false)
     }
-    /// As the SAT engine's: a twentieth of the time, at most a millisecond
-    /// a node (at least 50 ms); the search itself improves the incumbent.
+    /// As the SAT engine's (`sat::engine::INCUMBENT_SHARE`).
     fn incumbent_share(&self) -> Option<IncumbentShare> {
-        Some(IncumbentShare {
-            seconds: |limit, nodes| (limit * 0.05).min((nodes as f64 * 0.001).max(0.05)),
-            patience: Some(crate::list::INCUMBENT_PATIENCE),
-        })
+        Some(crate::sat::engine::INCUMBENT_SHARE)
     }
 }

@@ -38,7 +38,7 @@ pub fn attempt(
     let branches = s.branches;
     let p = s.problem();
     match out {
-        Outcome::Found { start, choice, .. } => Attempt {
+        Outcome::Found { start, choice } => Attempt {
             schedule: Some(to_schedule(p, &start, &choice)),
             exhausted: false,
             branches,

@@ -45,6 +45,31 @@ pub struct Problem<'a> {
     /// `sum p` per core type.
     pub area: Vec<Vec<Vec<u128>>>,
     pub work: Vec<Vec<Vec<u128>>>,
+    /// Per (op, type): the least of `area` (and `work`) over the op's
+    /// candidates, 0 for a void op; and their sums over the ops, per type.
+    pub least_area: Vec<Vec<u128>>,
+    pub least_work: Vec<Vec<u128>>,
+    pub total_least_area: Vec<u128>,
+    pub total_least_work: Vec<u128>,
+}
+
+/// Per op, the least entry of each type over the op's candidates' vectors
+/// (0 where the op has none), and the sums of those over the ops.
+fn least(per_op: &[Vec<Vec<u128>>], n_types: usize) -> (Vec<Vec<u128>>, Vec<u128>) {
+    let mut total = vec![0u128; n_types];
+    let least = per_op
+        .iter()
+        .map(|cands| {
+            (0..n_types)
+                .map(|i| {
+                    let l = cands.iter().map(|a| a[i]).min().unwrap_or(0);
+                    total[i] += l;
+                    l
+                })
+                .collect()
+        })
+        .collect();
+    (least, total)
 }
 
 impl<'a> Problem<'a> {
@@ -137,6 +162,8 @@ impl<'a> Problem<'a> {
             }
             hold_off.push(pending0.len() as u32);
         }
+        let (least_area, total_least_area) = least(&area, n_mem);
+        let (least_work, total_least_work) = least(&work, n_core);
         let mut p = Problem {
             inst,
             cands,
@@ -154,6 +181,10 @@ impl<'a> Problem<'a> {
             unit,
             area,
             work,
+            least_area,
+            least_work,
+            total_least_area,
+            total_least_work,
         };
         p.compute_tails();
         p
@@ -165,10 +196,7 @@ impl<'a> Problem<'a> {
         let mems = &self.inst.platform.mems;
         (0..mems.len())
             .map(|m| {
-                let area: u128 = (0..self.cands.len())
-                    .filter(|&o| !self.void[o])
-                    .map(|o| self.area[o].iter().map(|a| a[m]).min().unwrap_or(0))
-                    .sum();
+                let area = self.total_least_area[m];
                 let cap = u128::from(mems[m].size) * u128::from(target);
                 if cap == 0 {
                     0.0

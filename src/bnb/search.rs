@@ -48,16 +48,15 @@ struct Layout {
 }
 
 const T: usize = 0;
-const MAKESPAN: usize = 1;
-const EPOCH: usize = 2;
-const TODO: usize = 3;
-const RUN_LEN: usize = 4;
-const READY_LEN: usize = 5;
-const ROPS_LEN: usize = 6;
+const EPOCH: usize = 1;
+const TODO: usize = 2;
+const RUN_LEN: usize = 3;
+const READY_LEN: usize = 4;
+const ROPS_LEN: usize = 5;
 /// The Zobrist key of the started nodes (each with its end while it
 /// runs) and the chosen tilings: with the time, what the future depends on.
-const KEY: usize = 7;
-const SCALARS: usize = 8;
+const KEY: usize = 6;
+const SCALARS: usize = 7;
 
 /// A 64-bit mix (splitmix64's finaliser) of two words.
 fn mix(a: u64, b: u64) -> u64 {
@@ -163,11 +162,7 @@ struct Frame {
 pub enum Outcome {
     /// Starts per candidate node and the candidate index per op (void ops
     /// 0), of makespan at most the target.
-    Found {
-        start: Vec<u64>,
-        choice: Vec<u32>,
-        makespan: u64,
-    },
+    Found { start: Vec<u64>, choice: Vec<u32> },
     /// Every branch was pruned: no schedule in the searched class (the
     /// search is not complete, models/bnb.md §5: this proves nothing).
     Exhausted,
@@ -306,9 +301,6 @@ impl<'p, 'a> Search<'p, 'a> {
     fn init(&mut self) {
         let p = self.p;
         let l = &self.lay;
-        let (n_mem, n_core) = (l.n_mem, l.n_core);
-        let mut area = vec![0u128; n_mem];
-        let mut work = vec![0u128; n_core];
         let mut todo = 0u64;
         for o in 0..p.cands.len() {
             self.cells[l.choice + o] = NONE;
@@ -317,18 +309,12 @@ impl<'p, 'a> Search<'p, 'a> {
             }
             todo += 1;
             self.cells[l.op_preds_left + o] = p.opreds[o].len() as u64;
-            for m in 0..n_mem {
-                area[m] += p.area[o].iter().map(|a| a[m]).min().unwrap_or(0);
-            }
-            for c in 0..n_core {
-                work[c] += p.work[o].iter().map(|w| w[c]).min().unwrap_or(0);
-            }
         }
         let sat = |x: u128| u64::try_from(x).unwrap_or(u64::MAX);
-        for (m, &a) in area.iter().enumerate() {
+        for (m, &a) in p.total_least_area.iter().enumerate() {
             self.cells[l.area_lb + m] = sat(a);
         }
-        for (c, &w) in work.iter().enumerate() {
+        for (c, &w) in p.total_least_work.iter().enumerate() {
             self.cells[l.work_lb + c] = sat(w);
         }
         self.cells[TODO] = todo;
@@ -424,16 +410,16 @@ impl<'p, 'a> Search<'p, 'a> {
         self.remove_rop(o);
         let (oi, ki) = (o as usize, k as usize);
         for m in 0..n_mem {
-            let least = p.area[oi].iter().map(|a| a[m]).min().unwrap_or(0);
+            let extra = p.area[oi][ki][m] - p.least_area[oi][m];
             let (lb, charge) = (self.lay.area_lb + m, self.lay.waste + m);
-            if !self.add_within(lb, p.area[oi][ki][m] - least, charge, self.mem_cap_area[m]) {
+            if !self.add_within(lb, extra, charge, self.mem_cap_area[m]) {
                 return false;
             }
         }
         for c in 0..n_core {
-            let least = p.work[oi].iter().map(|w| w[c]).min().unwrap_or(0);
+            let extra = p.work[oi][ki][c] - p.least_work[oi][c];
             let (lb, charge) = (self.lay.work_lb + c, self.lay.idle + c);
-            if !self.add_within(lb, p.work[oi][ki][c] - least, charge, self.core_cap_work[c]) {
+            if !self.add_within(lb, extra, charge, self.core_cap_work[c]) {
                 return false;
             }
         }
@@ -442,7 +428,7 @@ impl<'p, 'a> Search<'p, 'a> {
         let n_nodes = u64::from(p.cbase[oi][ki + 1] - p.cbase[oi][ki]);
         let todo = self.get(TODO);
         self.set(TODO, todo - 1 + n_nodes);
-        for s in p.ends(o, k, false).collect::<Vec<_>>() {
+        for s in p.ends(o, k, false) {
             self.push_ready(s);
         }
         // Each predecessor's sinks counted this op as one successor per
@@ -457,7 +443,7 @@ impl<'p, 'a> Search<'p, 'a> {
                 .count() as u64;
             for &a in &p.opreds[oi] {
                 let ka = self.get(self.lay.choice + a as usize) as u32;
-                for x in p.ends(a, ka, true).collect::<Vec<_>>() {
+                for x in p.ends(a, ka, true) {
                     if let Some(slot) = self.slot_of(x, m as u8) {
                         if takers == 0 {
                             self.count_down(x, slot, 1);
@@ -596,9 +582,6 @@ impl<'p, 'a> Search<'p, 'a> {
         let todo = self.get(TODO);
         self.set(TODO, todo - 1);
         let end = t + p.dur(v);
-        if end > self.get(MAKESPAN) {
-            self.set(MAKESPAN, end);
-        }
         let mems = lib.mems(p.c_lib[v as usize]);
         for d in mems {
             let (region, m) = (self.lay.held, usize::from(d.mem));
@@ -645,7 +628,7 @@ impl<'p, 'a> Search<'p, 'a> {
             }
         }
         let mut sink = true;
-        for s in p.succs(v).collect::<Vec<_>>() {
+        for s in p.succs(v) {
             sink = false;
             let i = self.lay.preds_left + s as usize;
             let k = self.get(i) - 1;
@@ -988,10 +971,6 @@ impl<'p, 'a> Search<'p, 'a> {
                 if k == NONE { 0 } else { k as u32 }
             })
             .collect();
-        Outcome::Found {
-            start,
-            choice,
-            makespan: self.get(MAKESPAN),
-        }
+        Outcome::Found { start, choice }
     }
 }

@@ -3,6 +3,15 @@
 use crate::engine::{Context, Engine, IncumbentShare};
 use crate::solve::SolveResult;
 
+/// The incumbent step of a search that improves its own incumbent: a
+/// twentieth of the time, capped at a millisecond per node (at least 50
+/// ms): proofs need the time, and the search itself improves the incumbent.
+/// The SAT engine's, and `--engine bnb`'s.
+pub const INCUMBENT_SHARE: IncumbentShare = IncumbentShare {
+    seconds: |limit, nodes| (limit * 0.05).min((nodes as f64 * 0.001).max(0.05)),
+    patience: Some(crate::list::INCUMBENT_PATIENCE),
+};
+
 /// The SAT engine (sat/): order encoding, lazy memory cuts, probes on the
 /// makespan.
 #[derive(Clone, Copy, Debug, Default)]
@@ -45,12 +54,6 @@ impl Engine for SatEngine {
         true
     }
     fn incumbent_share(&self) -> Option<IncumbentShare> {
-        // A twentieth of the time, capped at a millisecond per node (at
-        // least 50 ms): proofs need the time, and the search itself improves
-        // the incumbent.
-        Some(IncumbentShare {
-            seconds: |limit, nodes| (limit * 0.05).min((nodes as f64 * 0.001).max(0.05)),
-            patience: Some(crate::list::INCUMBENT_PATIENCE),
-        })
+        Some(INCUMBENT_SHARE)
     }
 }
