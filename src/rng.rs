@@ -52,3 +52,19 @@ impl SplitMix64 {
         self.unit() < p
     }
 }
+
+/// The Luby sequence (1, 1, 2, 1, 1, 2, 4, ...): restart budgets whose
+/// total is within a log factor of the best fixed budget.
+pub fn luby(i: u64) -> u64 {
+    let mut i = i;
+    loop {
+        let mut k = 1u32;
+        while (1u64 << k) - 1 < i {
+            k += 1;
+        }
+        if (1u64 << k) - 1 == i {
+            return 1u64 << (k - 1);
+        }
+        i -= (1u64 << (k - 1)) - 1;
+    }
+}

@@ -451,6 +451,103 @@ fn the_packing_search_never_passes_the_optimum_and_reaches_it() {
     );
 }
 
+/// Every list the serial-order search returns, on every choice of usable
+/// tilings, is a guide: a topological list the scheme's serial pass runs to
+/// a legal schedule (models/list.md, "Searched serial orders": the search's
+/// state is the serial schedule's); and never backtracking over a state that
+/// holds nothing loses no list (the floor lemma): the exhaustive search with
+/// floors finds a list exactly where the one without does. On the corner
+/// instances and on tiny memory-tight ones (three memory types, memory at a
+/// serial schedule's peak, where holds of several types overlap).
+#[test]
+fn a_searched_serial_order_is_a_guide() {
+    let mut n = SerialCounts::default();
+    for seed in 1..=cases() / 2 {
+        let c = Case::new(seed);
+        let what = format!("seed {seed}\n{}", c.text);
+        serial_orders(&c.inst, seed, c.brute.optimum.is_some(), &what, &mut n);
+    }
+    for seed in 1..=cases() / 50 {
+        let inst = common::memory_tight(seed, 4, (2, 4));
+        serial_orders(
+            &inst,
+            seed,
+            true,
+            &format!("memory-tight seed {seed}"),
+            &mut n,
+        );
+    }
+    eprintln!(
+        "searched serial orders: {} of {} choices ({} have one)",
+        n.found, n.tried, n.exist
+    );
+    assert!(n.found > n.tried / 2, "found {} of {}", n.found, n.tried);
+}
+
+#[derive(Default)]
+struct SerialCounts {
+    tried: usize,
+    found: usize,
+    exist: usize,
+}
+
+/// `a_searched_serial_order_is_a_guide` on every tiling choice of `inst`;
+/// `feasible`: whether the instance has a legal schedule.
+fn serial_orders(inst: &Instance, seed: u64, feasible: bool, what: &str, n: &mut SerialCounts) {
+    use tmin::graph::NodeGraph;
+    use tmin::list::serial_search::{exhaustive, searched_order};
+    use tmin::list::sgs::{Guide, Model};
+    let far = Deadline::after(Duration::from_secs(3600));
+    let per_op: Vec<Vec<u32>> = (0..inst.graph.n_ops() as u32)
+        .map(|o| inst.usable_tilings(o).collect())
+        .collect();
+    if per_op.iter().any(|t| t.is_empty()) {
+        return;
+    }
+    let mut choices: Vec<Vec<u32>> = vec![Vec::new()];
+    for ts in &per_op {
+        choices = choices
+            .into_iter()
+            .flat_map(|pre| {
+                ts.iter().map(move |&t| {
+                    let mut x = pre.clone();
+                    x.push(t);
+                    x
+                })
+            })
+            .collect();
+    }
+    for choice in choices {
+        let g = NodeGraph::new(inst, choice).unwrap();
+        let what = format!("choice {:?}, {what}", g.choice);
+        n.tried += 1;
+        let all = exhaustive(&g, false, &far);
+        assert_eq!(
+            exhaustive(&g, true, &far).is_some(),
+            all.is_some(),
+            "{what}"
+        );
+        n.exist += usize::from(all.is_some());
+        let Some(list) = searched_order(&g, &far, 20_000, seed) else {
+            continue;
+        };
+        n.found += 1;
+        assert!(all.is_some(), "a list where none exists: {what}");
+        let mut sorted = list.clone();
+        sorted.sort_unstable();
+        assert_eq!(
+            sorted,
+            (0..g.n_nodes() as u32).collect::<Vec<_>>(),
+            "{what}"
+        );
+        let (_, s) = Guide::new(&Model::new(&g), &list, &far)
+            .unwrap_or_else(|e| panic!("not a guide ({e:?}): {what}"));
+        let v = tmin::schedule::check(&g, &s, 5);
+        assert!(v.is_empty(), "illegal serial schedule {:?}: {what}", v.kept);
+        assert!(feasible, "a schedule where none exists: {what}");
+    }
+}
+
 #[test]
 fn the_choice_levels_never_pass_the_optimum() {
     use tmin::bounds::nogoods::LevelRefutations;

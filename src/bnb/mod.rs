@@ -119,7 +119,7 @@ pub fn engine_search(
                     searches.last_mut().unwrap()
                 }
             };
-            let budget = 1024 * luby(round + 1);
+            let budget = 1024 * crate::rng::luby(round + 1);
             let seed = (round > 0).then(|| crate::rng::SplitMix64::stream(ctx.opts.seed, round).0);
             // Rounds alternate two orders of the start branches (by tail,
             // by demand): each finds packings the other misses
@@ -165,20 +165,4 @@ pub fn engine_search(
         round += 1;
     }
     inc
-}
-
-/// The Luby sequence (1, 1, 2, 1, 1, 2, 4, ...): restart budgets whose
-/// total is within a log factor of the best fixed budget.
-fn luby(i: u64) -> u64 {
-    let mut i = i;
-    loop {
-        let mut k = 1u32;
-        while (1u64 << k) - 1 < i {
-            k += 1;
-        }
-        if (1u64 << k) - 1 == i {
-            return 1u64 << (k - 1);
-        }
-        i -= (1u64 << (k - 1)) - 1;
-    }
 }

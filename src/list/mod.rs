@@ -19,6 +19,7 @@ pub mod policy;
 pub mod priority;
 pub mod repair;
 pub mod search;
+pub mod serial_search;
 pub mod sgs;
 pub mod tiling;
 pub mod tiling_search;
@@ -239,7 +240,7 @@ pub fn solve_with_bounds(
         free_stats: Default::default(),
         kept_guide: None,
     };
-    run.first_schedule();
+    run.first_schedule(false);
     run.lean_alternative();
     if let Some(st) = &opts.start {
         run.warm_start(st);
@@ -247,6 +248,9 @@ pub fn solve_with_bounds(
     let flexible = flexible_ops(&tl);
     if run.best.is_none() && !flexible.is_empty() && !run.deadline.expired() {
         run.repair(&flexible);
+    }
+    if run.best.is_none() && !run.deadline.expired() {
+        run.first_schedule(true);
     }
     if run.best.is_none() {
         let mut r =
@@ -295,7 +299,14 @@ impl Run<'_> {
     /// whole library, so only when the first found nothing): the scheme's
     /// deterministic passes on a share of the time, and a first schedule in
     /// any case.
-    fn first_schedule(&mut self) {
+    ///
+    /// With `searched`, a guide may also come from a searched serial order
+    /// (`Searcher::search_serial_orders`): the engine's last way to a
+    /// schedule, after the tiling repair, where every greedy order traps
+    /// memory. (Not first: a schedule it finds for the shortest-path tilings
+    /// is a poor start where the memory-lean tilings' greedy guide leads the
+    /// tiling search further; results/policy.md.)
+    fn first_schedule(&mut self, searched: bool) {
         let inst = self.inst;
         for label in ["shortest-path tilings", "memory-lean tilings"] {
             if self.deadline.expired() {
@@ -315,6 +326,9 @@ impl Run<'_> {
                 }
             };
             let mut s = Searcher::new(&g);
+            if searched {
+                s.search_serial_orders();
+            }
             // A share of the time: the tiling search and sampling gain more
             // on large graphs than the last rules; but a first schedule in any
             // case, and a first parallel one if a guarded pass can finish.

@@ -26,6 +26,11 @@ pub struct Policy {
     pub fitted_share: f64,
     pub fitted_least: Duration,
     pub fitted_max_nodes: usize,
+    /// The searched serial order (a guide where neither a frugal nor a
+    /// fitted order fits): at most this share of the time left and this
+    /// many steps a node (plus 100), with the fitted orders' limits.
+    pub searched_share: f64,
+    pub searched_steps: u64,
     /// Patience of the incumbent step of the exact engines and the
     /// portfolio (`ListOptions::patience`): small graphs stall within
     /// milliseconds; large ones, or ones still improving, reach their time
@@ -55,6 +60,8 @@ pub const POLICY: Policy = Policy {
     fitted_share: 0.15,
     fitted_least: Duration::from_millis(500),
     fitted_max_nodes: 2_000_000,
+    searched_share: 0.15,
+    searched_steps: 100,
     incumbent_patience: 200,
     costly_free_nodes: 200_000,
 };

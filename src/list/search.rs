@@ -75,6 +75,9 @@ pub struct Searcher<'g, 'a> {
     guide_kind: String,
     /// Both frugal orders ran out of memory serially (tried once).
     no_guide: bool,
+    /// Whether a guide may come from a searched serial order where every
+    /// greedy one traps memory (`search_serial_orders`).
+    searched: bool,
     /// Per unguarded mode: (succeeded, deadlocked, asked).
     free_stats: FreeStats,
     /// A large graph where memory is the bottleneck (`with_costly`).
@@ -113,6 +116,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
             guide: None,
             guide_kind: String::new(),
             no_guide: false,
+            searched: false,
             free_stats: [(0, 0, 0); 4],
             peaks: None,
             best: None,
@@ -138,6 +142,16 @@ impl<'g, 'a> Searcher<'g, 'a> {
             && !self.md.memory_is_loose()
             && super::tiling::memory_is_bottleneck(self.g);
         self
+    }
+
+    /// Lets `first_schedule` search a serial order where every greedy one
+    /// traps memory (`serial_search`): for the engine's first schedule,
+    /// where it is the last way to one. Left off where many tiling choices
+    /// are tried in turn (the tiling search and repair): there a choice
+    /// without a greedy guide is passed over, its time better spent on the
+    /// next one (results/policy.md).
+    pub fn search_serial_orders(&mut self) {
+        self.searched = true;
     }
 
     /// Lets the guarded pass that runs while only a serial schedule is known
@@ -226,11 +240,17 @@ impl<'g, 'a> Searcher<'g, 'a> {
             "memory-frugal op order",
             "input op order",
             "memory-blind start order, fitted",
+            "searched serial order",
         ] {
             let list = match kind {
                 "memory-frugal op order" => frugal::memory_order(self.g, deadline)
                     .map(|ops| frugal::node_list(self.g, &ops)),
                 "input op order" => Some(frugal::node_list(self.g, &frugal::input_order(self.g))),
+                "searched serial order" => match self.searched_order(deadline) {
+                    Some(list) => Some(list),
+                    None if deadline.expired() => None,
+                    None => continue,
+                },
                 _ => match self.blind_order_fitted(deadline) {
                     Some(list) => Some(list),
                     None if deadline.expired() => None,
@@ -307,6 +327,21 @@ impl<'g, 'a> Searcher<'g, 'a> {
             }
         }
         None
+    }
+
+    /// A serial order found by search (`serial_search`), where every greedy
+    /// order trapped memory: on a share of the time left and at most
+    /// `Policy::searched_steps` steps a node, on graphs of at most
+    /// `Policy::fitted_max_nodes` nodes. (No least time left: where it is
+    /// short, this is the last way to a schedule.)
+    fn searched_order(&mut self, deadline: &Deadline) -> Option<Vec<u32>> {
+        let n = self.g.n_nodes();
+        if !self.searched || n > POLICY.fitted_max_nodes {
+            return None;
+        }
+        let budget = deadline.share(POLICY.searched_share);
+        let steps = POLICY.searched_steps.saturating_mul(n as u64 + 100);
+        super::serial_search::searched_order(self.g, &budget, steps, n as u64)
     }
 
     /// Follows the best schedule's start order from now on (a guide unless

@@ -1,0 +1,490 @@
+//! A serial order found by search: a guide where no greedy order fits.
+//!
+//! A guide (`sgs::guide`) needs a topological list whose serial schedule is
+//! legal under the hold rule. The frugal op orders and the fitted
+//! memory-blind orders (`frugal.rs`) are greedy: one wrong step traps memory
+//! (holders whose successors can no longer fit) and they give up. Some
+//! tiling choices that the SAT engine schedules well have no greedy guide at
+//! all, so list scheduling finds no schedule for them and its tiling search
+//! cannot value them (models/list.md, "Searched serial orders").
+//!
+//! This search builds the list one *move* at a time: one ready node, or the
+//! joint start of every unplaced successor of a holder (when all are ready),
+//! which releases the holder at once; a move is legal when, serially, its
+//! nodes fit beside the holds still open (after the holds it releases) and
+//! the cores of each type suffice for it. Moves that release at least what
+//! they keep (the holds they open, less the share of each holder's release
+//! they bring: a holder of `d` with `p` pending successors credits `d / p`
+//! to each) come first, then the most recently enabled (depth first: an op
+//! started is finished before the next opens). On a dead end (no legal move)
+//! it backtracks; states whose every move failed are remembered by a
+//! Zobrist key of the placed set (the holds are a function of it), and runs
+//! restart with Luby budgets and noise in the depth-first order.
+//!
+//! The state is exactly the serial schedule's (problem.md §4.4: a node holds
+//! from its start until its last same-type successor starts; serially, with
+//! none it ends before the next starts), so the scheme's serial pass accepts
+//! a list it returns (tests/corners.rs runs it on every list found for the
+//! corner instances, zero durations included); the caller runs it through
+//! `Guide::new`, which stays the judge.
+
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, HashSet};
+
+use crate::graph::NodeGraph;
+use crate::rng::SplitMix64;
+use crate::stop::Deadline;
+
+/// Ready nodes scanned per step (the most recently enabled first).
+const SCAN: usize = 64;
+/// Moves tried per state before it counts as a dead end.
+const BRANCHES: usize = 3;
+/// Largest joint move (the serial pass tries groups of at most 64).
+const MAX_GROUP: usize = 64;
+/// Steps of the first run; run `r` gets `BASE * luby(r)`.
+const BASE: u64 = 200;
+/// Noise of the depth-first order in runs after the first: up to this many
+/// moves of enabling age.
+const NOISE: f64 = 50.0;
+/// Steps between two looks at the clock (a step scans up to `SCAN` ready
+/// nodes and their holders' groups).
+const LOOK_EVERY: u64 = 64;
+/// Most dead ends remembered (8 bytes each, about 16 MiB in all): past it,
+/// new ones are forgotten, which only costs repeated work.
+const MAX_DEAD: usize = 1 << 21;
+
+/// The list of a serial order that fits memory, found by search; `None` when
+/// `deadline` passes or `max_steps` steps find none.
+/// Each step is O(SCAN * (preds + succs) * types).
+pub fn searched_order(
+    g: &NodeGraph,
+    deadline: &Deadline,
+    max_steps: u64,
+    seed: u64,
+) -> Option<Vec<u32>> {
+    let mut s = State::new(g, seed);
+    let mut rng = SplitMix64::new(seed);
+    let mut spent = 0u64;
+    let mut run = 0u64;
+    s.reset();
+    while spent < max_steps && !deadline.expired() {
+        let noise = if run == 0 { 0.0 } else { NOISE };
+        let budget = (BASE * crate::rng::luby(run + 1)).min(max_steps - spent);
+        let r = s.run(budget, noise, &mut rng, deadline);
+        spent += s.steps;
+        run += 1;
+        match r {
+            Ok(list) => {
+                log::debug!("searched serial order: found after {spent} steps in {run} runs");
+                return Some(list);
+            }
+            Err(true) => {}
+            Err(false) => break,
+        }
+    }
+    log::debug!(
+        "searched serial order: none in {spent} steps ({} runs, {} dead ends, {} of {} nodes below the floor)",
+        run,
+        s.dead.len(),
+        s.applied[..s.floor].iter().map(Vec::len).sum::<usize>(),
+        g.n_nodes()
+    );
+    None
+}
+
+/// Every legal serial list's existence, decided by trying every move of
+/// every state (no budget; for tiny graphs): with `floors`, never
+/// backtracking over a state that holds nothing, as `searched_order` does.
+/// The two agree where the floor lemma holds (models/list.md, "Searched
+/// serial orders"; tests/corners.rs). `None` also when `deadline` passes.
+pub fn exhaustive(g: &NodeGraph, floors: bool, deadline: &Deadline) -> Option<Vec<u32>> {
+    let mut s = State::new(g, 0);
+    s.rules = Rules {
+        branches: usize::MAX,
+        scan: usize::MAX,
+        floors,
+    };
+    s.reset();
+    s.run(u64::MAX, 0.0, &mut SplitMix64::new(0), deadline).ok()
+}
+
+/// How the search branches.
+struct Rules {
+    /// Moves tried a state.
+    branches: usize,
+    /// Ready nodes scanned a state.
+    scan: usize,
+    /// Whether a state that holds nothing becomes the floor.
+    floors: bool,
+}
+
+/// One move: the nodes placed together.
+type Move = Vec<u32>;
+
+struct State<'g, 'a> {
+    g: &'g NodeGraph<'a>,
+    n_mem: usize,
+    caps: Vec<u128>,
+    cores: Vec<u64>,
+    /// `pend[v * n_mem + m]`: unplaced successors of `v` demanding `m`.
+    pend: Vec<u32>,
+    /// Unplaced predecessors.
+    npred: Vec<u32>,
+    held: Vec<u128>,
+    placed: Vec<bool>,
+    /// Ready nodes by enabling time, latest first.
+    ready: BTreeSet<(Reverse<u64>, u32)>,
+    enabled_at: Vec<u64>,
+    clock: u64,
+    out: Vec<u32>,
+    key: u64,
+    zobrist: Vec<u64>,
+    dead: HashSet<u64>,
+    steps: u64,
+    /// The moves applied, and per state along them its moves left to try.
+    applied: Vec<Move>,
+    stack: Vec<(Vec<Cand>, usize)>,
+    /// Moves below which the search never backtracks (`run`).
+    floor: usize,
+    rules: Rules,
+}
+
+/// A legal move with its order key (smaller first).
+struct Cand {
+    key: (bool, f64),
+    nodes: Move,
+}
+
+impl<'g, 'a> State<'g, 'a> {
+    fn new(g: &'g NodeGraph<'a>, seed: u64) -> Self {
+        let n = g.n_nodes();
+        let n_mem = g.inst.platform.mems.len();
+        let mut rng = SplitMix64::new(seed ^ 0x005e_71a1);
+        State {
+            g,
+            n_mem,
+            caps: g
+                .inst
+                .platform
+                .mems
+                .iter()
+                .map(|m| u128::from(m.size))
+                .collect(),
+            cores: g
+                .inst
+                .platform
+                .cores
+                .iter()
+                .map(|c| u64::from(c.count))
+                .collect(),
+            pend: vec![0; n * n_mem],
+            npred: vec![0; n],
+            held: vec![0; n_mem],
+            placed: vec![false; n],
+            ready: BTreeSet::new(),
+            enabled_at: vec![0; n],
+            clock: 0,
+            out: Vec::with_capacity(n),
+            key: 0,
+            zobrist: (0..n).map(|_| rng.next_u64()).collect(),
+            dead: HashSet::new(),
+            steps: 0,
+            applied: Vec::new(),
+            stack: Vec::new(),
+            floor: 0,
+            rules: Rules {
+                branches: BRANCHES,
+                scan: SCAN,
+                floors: true,
+            },
+        }
+    }
+
+    /// The empty list.
+    fn reset(&mut self) {
+        let g = self.g;
+        let n_mem = self.n_mem;
+        self.pend.iter_mut().for_each(|x| *x = 0);
+        self.npred.iter_mut().for_each(|x| *x = 0);
+        for v in 0..g.n_nodes() as u32 {
+            g.for_each_succ(v, |z| {
+                self.npred[z as usize] += 1;
+                for e in g.mems(z) {
+                    if e.amount > 0 {
+                        self.pend[v as usize * n_mem + e.mem as usize] += 1;
+                    }
+                }
+            });
+        }
+        self.held.iter_mut().for_each(|x| *x = 0);
+        self.placed.iter_mut().for_each(|x| *x = false);
+        self.ready.clear();
+        self.clock = 0;
+        for v in 0..g.n_nodes() as u32 {
+            if self.npred[v as usize] == 0 {
+                self.enabled_at[v as usize] = 0;
+                self.ready.insert((Reverse(0), v));
+            }
+        }
+        self.out.clear();
+        self.key = 0;
+        self.steps = 0;
+        self.applied.clear();
+        self.stack.clear();
+        self.floor = 0;
+    }
+
+    /// Depth-first search with at most `budget` steps from the last state
+    /// that holds nothing (the *floor*; the empty list at first): the list,
+    /// `Err(true)` when the budget or the deadline ran out, `Err(false)`
+    /// when every move from the floor failed.
+    ///
+    /// A floor is never backtracked over: where some legal serial list
+    /// exists, one begins with the floor's list (the rest of any legal list,
+    /// restricted to the unplaced nodes, stays legal: nothing placed holds
+    /// anything; models/list.md, "Searched serial orders", the floor lemma,
+    /// checked against the exhaustive search in tests/corners.rs).
+    fn run(
+        &mut self,
+        budget: u64,
+        noise: f64,
+        rng: &mut SplitMix64,
+        deadline: &Deadline,
+    ) -> Result<Vec<u32>, bool> {
+        while self.applied.len() > self.floor {
+            let m = self.applied.pop().expect("above the floor");
+            self.unplace(&m);
+        }
+        self.stack.truncate(self.floor);
+        let c = self.moves(noise, rng);
+        self.stack.push((c, 0));
+        self.steps = 0;
+        let n = self.g.n_nodes();
+        while self.out.len() < n {
+            self.steps += 1;
+            if self.steps > budget || (self.steps.is_multiple_of(LOOK_EVERY) && deadline.expired())
+            {
+                return Err(true);
+            }
+            let (cands, next) = self.stack.last_mut().expect("the floor's frame stays");
+            if *next >= cands.len() || self.dead.contains(&self.key) {
+                if self.dead.len() < MAX_DEAD {
+                    self.dead.insert(self.key);
+                }
+                if self.applied.len() == self.floor {
+                    return Err(false);
+                }
+                self.stack.pop();
+                let m = self.applied.pop().expect("above the floor");
+                self.unplace(&m);
+                continue;
+            }
+            let m = std::mem::take(&mut cands[*next].nodes);
+            *next += 1;
+            self.place(&m);
+            self.applied.push(m);
+            if self.rules.floors && self.held.iter().all(|&h| h == 0) {
+                self.floor = self.applied.len();
+                log::trace!("floor at {} nodes, step {}", self.out.len(), self.steps);
+                self.stack.clear();
+                self.stack.resize_with(self.floor, || (Vec::new(), 0));
+            }
+            let c = self.moves(noise, rng);
+            self.stack.push((c, 0));
+        }
+        Ok(self.out.clone())
+    }
+
+    /// The legal moves of the state, best first, at most `BRANCHES`.
+    fn moves(&mut self, noise: f64, rng: &mut SplitMix64) -> Vec<Cand> {
+        let g = self.g;
+        let mut c: Vec<Cand> = Vec::new();
+        let scanned: Vec<u32> = self
+            .ready
+            .iter()
+            .take(self.rules.scan)
+            .map(|&(_, v)| v)
+            .collect();
+        let mut seen: HashSet<u32> = HashSet::new();
+        for &v in &scanned {
+            if let Some(key) = self.judge(&[v], noise, rng) {
+                c.push(Cand {
+                    key,
+                    nodes: vec![v],
+                });
+            }
+            let mut holders = Vec::new();
+            g.for_each_pred(v, |u| holders.push(u));
+            for u in holders {
+                if !seen.insert(u) {
+                    continue;
+                }
+                let mut group = Vec::new();
+                let mut whole = true;
+                g.for_each_succ(u, |w| {
+                    if !self.placed[w as usize] {
+                        whole &= self.npred[w as usize] == 0;
+                        group.push(w);
+                    }
+                });
+                if !whole || group.len() < 2 || group.len() > MAX_GROUP {
+                    continue;
+                }
+                group.sort_unstable();
+                group.dedup();
+                if let Some(key) = self.judge(&group, noise, rng) {
+                    c.push(Cand { key, nodes: group });
+                }
+            }
+        }
+        c.sort_by(|a, b| a.key.0.cmp(&b.key.0).then(a.key.1.total_cmp(&b.key.1)));
+        c.truncate(self.rules.branches);
+        c
+    }
+
+    /// Whether `set` may start jointly now (serially: nothing else runs),
+    /// and its order key: (it keeps more than it releases, age).
+    fn judge(&self, set: &[u32], noise: f64, rng: &mut SplitMix64) -> Option<(bool, f64)> {
+        let g = self.g;
+        let n_mem = self.n_mem;
+        let mut per_core = vec![0u64; self.cores.len()];
+        for &v in set {
+            let c = usize::from(g.core[v as usize]);
+            per_core[c] += 1;
+            if per_core[c] > self.cores[c] {
+                return None;
+            }
+        }
+        // Per holder's pending cell: how many of its pending successors
+        // `set` holds.
+        let mut taken: Vec<(usize, usize, u64, u32)> = Vec::new();
+        for (i, m, d) in self.hand_overs(set) {
+            if d == 0 {
+                continue;
+            }
+            match taken.iter_mut().find(|t| t.0 == i) {
+                Some(t) => t.3 += 1,
+                None => taken.push((i, m, d, 1)),
+            }
+        }
+        let mut freed = vec![0u128; n_mem];
+        let mut credit = vec![0f64; n_mem];
+        for &(i, m, d, k) in &taken {
+            let p = self.pend[i];
+            if p == k {
+                freed[m] += u128::from(d);
+            }
+            credit[m] += d as f64 * f64::from(k) / f64::from(p.max(1));
+        }
+        let mut add = vec![0u128; n_mem];
+        let mut keep = vec![0f64; n_mem];
+        for &v in set {
+            for e in g.mems(v) {
+                let m = e.mem as usize;
+                add[m] += u128::from(e.amount);
+                if self.pend[v as usize * n_mem + m] > 0 {
+                    keep[m] += e.amount as f64;
+                }
+            }
+        }
+        for m in 0..n_mem {
+            if add[m] > 0 && self.held[m] - freed[m] + add[m] > self.caps[m] {
+                return None;
+            }
+        }
+        let net: f64 = (0..n_mem)
+            .map(|m| (keep[m] - credit[m]) / (self.caps[m] as f64).max(1.0))
+            .sum();
+        let newest = set
+            .iter()
+            .map(|&v| self.enabled_at[v as usize])
+            .max()
+            .unwrap_or(0);
+        let age = (self.clock - newest) as f64 + noise * rng.unit();
+        Some((net > 1e-12, age))
+    }
+
+    /// The hand-overs of `set`: for each memory demand of one of its nodes
+    /// and each predecessor, the predecessor's pending cell, the type and
+    /// the predecessor's demand of it (what it holds while pending).
+    fn hand_overs(&self, set: &[u32]) -> Vec<(usize, usize, u64)> {
+        let g = self.g;
+        let mut out = Vec::new();
+        for &v in set {
+            g.for_each_pred(v, |u| {
+                for e in g.mems(v).iter().filter(|e| e.amount > 0) {
+                    let i = u as usize * self.n_mem + e.mem as usize;
+                    out.push((i, e.mem as usize, g.demand(u, e.mem)));
+                }
+            });
+        }
+        out
+    }
+
+    /// Places `set` jointly (after `judge` accepted it).
+    fn place(&mut self, set: &[u32]) {
+        let g = self.g;
+        let n_mem = self.n_mem;
+        for (i, m, d) in self.hand_overs(set) {
+            self.pend[i] -= 1;
+            if self.pend[i] == 0 && d > 0 {
+                self.held[m] -= u128::from(d);
+            }
+        }
+        self.clock += 1;
+        for &v in set {
+            for e in g.mems(v) {
+                if self.pend[v as usize * n_mem + e.mem as usize] > 0 {
+                    self.held[e.mem as usize] += u128::from(e.amount);
+                }
+            }
+            self.ready
+                .remove(&(Reverse(self.enabled_at[v as usize]), v));
+            self.placed[v as usize] = true;
+            self.out.push(v);
+            self.key ^= self.zobrist[v as usize];
+        }
+        for &v in set {
+            g.for_each_succ(v, |z| {
+                self.npred[z as usize] -= 1;
+                if self.npred[z as usize] == 0 {
+                    self.enabled_at[z as usize] = self.clock;
+                    self.ready.insert((Reverse(self.clock), z));
+                }
+            });
+        }
+    }
+
+    /// Undoes `place(set)` (the last move).
+    fn unplace(&mut self, set: &[u32]) {
+        let g = self.g;
+        let n_mem = self.n_mem;
+        for &v in set.iter().rev() {
+            g.for_each_succ(v, |z| {
+                if self.npred[z as usize] == 0 {
+                    self.ready
+                        .remove(&(Reverse(self.enabled_at[z as usize]), z));
+                }
+                self.npred[z as usize] += 1;
+            });
+        }
+        for &v in set {
+            for e in g.mems(v) {
+                if self.pend[v as usize * n_mem + e.mem as usize] > 0 {
+                    self.held[e.mem as usize] -= u128::from(e.amount);
+                }
+            }
+            self.out.pop();
+            self.placed[v as usize] = false;
+            self.key ^= self.zobrist[v as usize];
+            self.ready.insert((Reverse(self.enabled_at[v as usize]), v));
+        }
+        self.clock -= 1;
+        for (i, m, d) in self.hand_overs(set) {
+            if self.pend[i] == 0 && d > 0 {
+                self.held[m] += u128::from(d);
+            }
+            self.pend[i] += 1;
+        }
+    }
+}
