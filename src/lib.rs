@@ -12,6 +12,7 @@ pub mod dag;
 pub mod digest;
 pub mod engine;
 pub mod error;
+pub mod events;
 pub mod generate;
 pub mod graph;
 pub mod import;

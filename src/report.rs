@@ -228,6 +228,49 @@ pub struct RunInfo<'a> {
     pub seed: u64,
 }
 
+/// One line of `tmin solve --progress`: a better schedule or a higher bound.
+pub fn event_json(e: &crate::events::Event) -> Value {
+    use crate::events::Event;
+    match e {
+        Event::Incumbent {
+            seconds,
+            makespan,
+            engine,
+            step,
+        } => json!({
+            "event": "incumbent",
+            "seconds": seconds,
+            "makespan": num(*makespan),
+            "engine": engine,
+            "step": if step.is_empty() { Value::Null } else { json!(step) },
+        }),
+        Event::Bound {
+            seconds,
+            lower_bound,
+            source,
+        } => json!({
+            "event": "bound",
+            "seconds": seconds,
+            "lower_bound": lower_bound,
+            "source": source,
+        }),
+    }
+}
+
+/// The last line of `tmin solve --progress`: the result as reported.
+pub fn result_event_json(r: &SolveResult, seconds: f64) -> Value {
+    json!({
+        "event": "result",
+        "seconds": seconds,
+        "status": r.status.name(),
+        "makespan": r.makespan.map(num),
+        "lower_bound": r.lower_bound,
+        "bound_source": r.bound_source,
+        "gap": r.gap(),
+        "engine": r.engine,
+    })
+}
+
 /// The JSON object of `tmin solve --json`.
 pub fn solve_json(
     inst: &Instance,

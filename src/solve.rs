@@ -64,6 +64,9 @@ pub struct SolveOptions {
     pub threads: usize,
     /// Print progress lines on stderr.
     pub progress: bool,
+    /// Where each better schedule and each higher bound goes as it is
+    /// found (`--progress FILE|-`; nowhere by default).
+    pub events: crate::events::Events,
     /// A legal schedule to start from (`--start`): the list engine takes it as
     /// its first incumbent, so every engine's search begins at or below it.
     pub start: Option<std::sync::Arc<Schedule>>,
@@ -84,6 +87,7 @@ impl Default for SolveOptions {
             seed: 1,
             threads: 1,
             progress: false,
+            events: crate::events::Events::default(),
             start: None,
             memory_limit_mib: DEFAULT_MEMORY_LIMIT_MIB,
             certify: None,
@@ -292,6 +296,20 @@ pub struct SolveResult {
 }
 
 impl SolveResult {
+    /// Offers what the result holds to `events`: its makespan (its schedule
+    /// passed the validator in `found`) and its bound.
+    pub fn offer_to(&self, events: &crate::events::Events) {
+        if !events.listening() {
+            return;
+        }
+        if self.lower_bound > 0 {
+            events.bound(self.lower_bound, &self.bound_source);
+        }
+        if let (Some(ms), Some(_)) = (self.makespan, &self.schedule) {
+            events.incumbent(ms, &self.engine, String::new);
+        }
+    }
+
     /// A result with a legal schedule. Fails (an engine bug) when the schedule
     /// breaks any rule, naming the first violations.
     pub fn found(
@@ -503,20 +521,38 @@ pub fn peak_rss_mib() -> Option<f64> {
 
 /// Progress lines on stderr, at most one a second, only when enabled (a
 /// terminal, or `--progress`): long runs show they are alive without cluttering
-/// piped output.
+/// piped output. And the engine's better schedules offered to the solve's
+/// `Events` as they are found (validated first, which costs a pass over the
+/// graph: at most two a second, and at most a tenth of the time; the
+/// result offers the last).
 pub struct Progress {
     enabled: bool,
     start: Instant,
     last: std::cell::Cell<Instant>,
+    events: crate::events::Events,
+    /// When the next offer may be validated.
+    next_offer: std::cell::Cell<Option<Instant>>,
 }
 
+/// Least time between two schedules a `Progress` validates for its events,
+/// and the least multiple of a validation's time.
+const OFFER_EVERY: Duration = Duration::from_millis(500);
+const OFFER_SPACING: u32 = 10;
+/// Largest graph whose schedules are validated for an offer mid-search
+/// (about 0.2 s at 10^6 nodes, results/sat-budget.md; at 10^7 a validation
+/// near the deadline would pass the time limit): above, only the results of
+/// whole steps, validated anyway, reach the events.
+const OFFER_MAX_NODES: usize = 1 << 20;
+
 impl Progress {
-    pub fn new(enabled: bool) -> Self {
+    pub fn new(enabled: bool, events: crate::events::Events) -> Self {
         let now = Instant::now();
         Progress {
             enabled,
             start: now,
             last: std::cell::Cell::new(now),
+            events,
+            next_offer: std::cell::Cell::new(None),
         }
     }
     /// Prints `line()` if a second has passed since the last line.
@@ -531,6 +567,33 @@ impl Progress {
                 self.start.elapsed().as_secs_f64(),
                 line()
             );
+        }
+    }
+
+    /// Whether a schedule of `nodes` nodes and `makespan` would be offered
+    /// now.
+    pub fn wants(&self, nodes: usize, makespan: u128) -> bool {
+        self.events.listening()
+            && nodes <= OFFER_MAX_NODES
+            && self.next_offer.get().is_none_or(|t| Instant::now() >= t)
+            && self.events.would_take(makespan)
+    }
+
+    /// Offers schedule `s` of `g` (found by `engine`'s `step`) to the
+    /// events, if anyone listens, it beats what they saw and its turn has
+    /// come (`OFFER_EVERY`, `OFFER_SPACING`): after the validator passes it.
+    pub fn offer(&self, g: &NodeGraph, s: &Schedule, engine: &str, step: impl FnOnce() -> String) {
+        let makespan = s.makespan(g);
+        if !self.wants(g.n_nodes(), makespan) {
+            return;
+        }
+        let t = Instant::now();
+        let legal = check(g, s, 1).is_empty();
+        let took = t.elapsed();
+        self.next_offer
+            .set(Some(Instant::now() + OFFER_EVERY.max(took * OFFER_SPACING)));
+        if legal {
+            self.events.incumbent(makespan, engine, step);
         }
     }
 }

@@ -50,6 +50,7 @@ fn files_in_a_missing_folder_are_bad_arguments() {
     let jsp = repo("tests/data/jsplib/abz5");
     let missing = "/nonexistent-tmin-folder/out";
     fails(&["solve", &inst, "-o", missing], 2, missing);
+    fails(&["solve", &inst, "--progress", missing], 2, missing);
     fails(&["gen", "-o", missing], 2, "/nonexistent-tmin-folder");
     let g = scratch("gen.txt");
     fails(
@@ -138,6 +139,7 @@ fn a_full_disk_is_exit_74() {
     let full = "/dev/full";
     for args in [
         vec!["solve", &inst, "-o", full],
+        vec!["solve", &inst, "--progress", full],
         vec!["gen", "-o", full],
         vec!["gen", "--family", "packed", "--ops", "20", "-o", full],
         vec!["gen", "--family", "lanes", "--ops", "20", "-o", full],

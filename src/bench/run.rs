@@ -373,6 +373,7 @@ fn solve_one(
         seed: s.seed,
         threads: s.threads,
         progress: false,
+        events: Default::default(),
         start: None,
         memory_limit_mib: crate::solve::DEFAULT_MEMORY_LIMIT_MIB,
         certify: None,

@@ -232,7 +232,7 @@ pub fn solve_with_bounds(
         deadline: Deadline::after(opts.time_limit),
         lb: bounds.best.value,
         rng: Rng::new(opts.seed ^ 0x7431_6d69_6e00_0001),
-        progress: Progress::new(opts.progress),
+        progress: Progress::new(opts.progress, opts.events.clone()),
         notes: Vec::new(),
         choice: initial_choice(&tl),
         best: None,
@@ -260,8 +260,10 @@ pub fn solve_with_bounds(
         return r;
     }
     log::debug!("first phase done in {:.2} s", run.deadline.elapsed());
+    run.offer_best();
     let patience = lopts.patience.unwrap_or(usize::MAX);
     run.tiling_search(&flexible, patience);
+    run.offer_best();
     log::debug!("tiling search done at {:.2} s", run.deadline.elapsed());
     run.sampling(patience);
     log::debug!(
@@ -360,6 +362,19 @@ impl Run<'_> {
                     stuck_note(inst, d)
                 )));
             }
+        }
+    }
+
+    /// Offers the best schedule to the solve's events (`Progress::offer`).
+    fn offer_best(&self) {
+        let Some(b) = &self.best else { return };
+        if self
+            .progress
+            .wants(b.schedule.start.len(), u128::from(b.makespan))
+            && let Ok(g) = NodeGraph::new(self.inst, b.schedule.choice.clone())
+        {
+            self.progress
+                .offer(&g, &b.schedule, ENGINE, || b.how.clone());
         }
     }
 

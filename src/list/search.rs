@@ -785,6 +785,9 @@ impl<'g, 'a> Searcher<'g, 'a> {
             if self.best.as_ref().map(|b| b.makespan) < before || before.is_none() {
                 stalled = 0;
                 self.forward_backward(3, target, deadline);
+                if let Some(b) = &self.best {
+                    progress.offer(self.g, &b.schedule, "list", || b.how.clone());
+                }
             } else {
                 stalled += 1;
             }

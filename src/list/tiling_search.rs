@@ -216,6 +216,11 @@ pub fn improve(
             choice = cand;
             best = f;
             best.how = format!("tiling move {moves}, {}", best.how);
+            if progress.wants(best.schedule.start.len(), u128::from(best.makespan))
+                && let Ok(g) = NodeGraph::new(inst, choice.clone())
+            {
+                progress.offer(&g, &best.schedule, "list", || best.how.clone());
+            }
         }
     }
     let mut notes = vec![Note::info(format!(

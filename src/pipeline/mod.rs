@@ -50,6 +50,9 @@ pub fn solve(engine: &dyn Engine, inst: &Instance, opts: &SolveOptions) -> Solve
         }
         strengthen(inst, &mut bounds, &deadline, windows, refute);
     }
+    if bounds.best.value > 0 {
+        opts.events.bound(bounds.best.value, &bounds.best.source);
+    }
     let at_levels = LevelRefutations::default();
     let ctx = Context {
         inst,
@@ -111,11 +114,14 @@ pub fn solve_in(engine: &dyn Engine, ctx: &Context) -> SolveResult {
             &ctx.bounds.best.source,
             engine.name(),
         );
-        return engine.search(ctx, none);
+        let r = engine.search(ctx, none);
+        r.offer_to(&ctx.opts.events);
+        return r;
     };
     // A settled incumbent goes to the engine too: it hands it back at once
     // (saying so where a user asked it for something, e.g. a model export).
     let r = engine.search(ctx, incumbent(ctx, share));
+    r.offer_to(&ctx.opts.events);
     list_for_the_rest(ctx, r)
 }
 

@@ -43,11 +43,13 @@ pub fn incumbent(ctx: &Context, share: IncumbentShare) -> SolveResult {
     r.note_as(NoteKind::Incumbent, msg);
     // The core orders first: a better incumbent caps the window net's
     // search, and often settles the instance with the bound it had.
+    r.offer_to(&ctx.opts.events);
     let (r, _) = sequence_search(ctx, r, Effort::QUICK);
     let mut r = window_bound(ctx, r);
     if r.status == Status::Optimal {
         r.note("the incumbent meets the lower bound: done");
     }
+    r.offer_to(&ctx.opts.events);
     r
 }
 
@@ -138,7 +140,12 @@ fn with_improvement(
     // Named after the engine that found it (merge joins the names): a
     // schedule the SAT engine's searches found is not list scheduling's.
     match SolveResult::found(ctx.inst, better, lb, &src, engine) {
-        Ok(more) => crate::solve::merge(r, more),
+        Ok(more) => {
+            if let Some(ms) = more.makespan {
+                ctx.opts.events.incumbent(ms, engine, || what.to_string());
+            }
+            crate::solve::merge(r, more)
+        }
         Err(e) => {
             r.internal(format!("{what}: {}", e.message));
             r
@@ -231,6 +238,7 @@ fn large_neighbourhoods(
         },
         stats.max_freed
     ));
+    r.offer_to(&ctx.opts.events);
     r
 }
 
@@ -345,6 +353,7 @@ pub fn choice_search(ctx: &Context, r: SolveResult, share: f64, pass: Pass) -> S
             String::new()
         }
     ));
+    r.offer_to(&ctx.opts.events);
     r
 }
 
@@ -368,5 +377,6 @@ pub fn list_for_the_rest(ctx: &Context, r: SolveResult) -> SolveResult {
         shown(r.makespan)
     );
     r.note_as(NoteKind::ListForTheRest, msg);
+    r.offer_to(&ctx.opts.events);
     r
 }

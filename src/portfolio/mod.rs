@@ -282,6 +282,7 @@ fn packing_first(ctx: &Context, inc: SolveResult, nodes: u64) -> SolveResult {
             }
         ),
     );
+    r.offer_to(&ctx.opts.events);
     r
 }
 
@@ -395,6 +396,7 @@ fn order_rounds(ctx: &Context, mut r: SolveResult) -> SolveResult {
         };
         r.handed_back = false;
         r = round.search(ctx, r);
+        r.offer_to(&ctx.opts.events);
         if !improver_helps || !r.handed_back || r.status.is_settled() || ctx.deadline.expired() {
             return r;
         }
@@ -405,6 +407,7 @@ fn order_rounds(ctx: &Context, mut r: SolveResult) -> SolveResult {
         // the rest (results/policy.md).
         let stalled;
         (r, stalled) = crate::pipeline::steps::sequence_search(ctx, r, crate::local::Effort::LONG);
+        r.offer_to(&ctx.opts.events);
         improver_helps = r.makespan < before && !stalled;
         if r.status.is_settled() {
             return r;
@@ -445,6 +448,7 @@ fn memory_round(ctx: &Context, r: SolveResult, levels_after: bool) -> SolveResul
     };
     r.handed_back = false;
     let mut r = round.search(ctx, r);
+    r.offer_to(&ctx.opts.events);
     if r.handed_back && !r.status.is_settled() && !ctx.deadline.expired() {
         r = crate::pipeline::steps::neighbourhood_search(ctx, r, POLICY.lns_after_share, 1);
         r = choices(ctx, r, 1.0, Pass::Levels);
@@ -530,6 +534,7 @@ fn side_by_side(ctx: &Context, milp: &MilpEngine, inc: SolveResult, nodes: u64) 
                 );
                 r = windows_then_levels(shared, r, nodes, 2);
             }
+            r.offer_to(&shared.opts.events);
             settled(&r);
             r
         });
@@ -545,6 +550,7 @@ fn side_by_side(ctx: &Context, milp: &MilpEngine, inc: SolveResult, nodes: u64) 
                 inc_milp
             };
             let r = milp.search(milp_ctx, inc_milp);
+            r.offer_to(&milp_ctx.opts.events);
             settled(&r);
             r
         });

@@ -33,6 +33,7 @@ mod check;
 mod generate;
 mod io;
 mod plot;
+mod progress;
 mod score;
 mod solve;
 

@@ -66,10 +66,15 @@ pub(crate) struct SolveArgs {
     /// Print one JSON object instead of the text summary.
     #[arg(long)]
     json: bool,
-    /// Progress lines on stderr (default: only when stderr is a terminal).
-    #[arg(long, overrides_with = "quiet")]
-    progress: bool,
-    /// No progress lines.
+    /// Progress as JSON lines, into FILE ('-' for stdout): each better
+    /// schedule (`incumbent`: seconds, makespan, engine, step) and each
+    /// higher lower bound (`bound`: seconds, lower_bound, source) as the
+    /// search finds it, then the `result` (status, makespan, lower_bound,
+    /// gap) as reported. Makespans only fall, bounds only rise. (Progress
+    /// lines for people go to stderr when it is a terminal.)
+    #[arg(long, value_name = "FILE|-")]
+    progress: Option<PathBuf>,
+    /// No progress lines on stderr.
     #[arg(long)]
     quiet: bool,
 }
@@ -179,6 +184,7 @@ pub(crate) fn unread(
     engine_name: &str,
     t0: Instant,
     to_stdout: bool,
+    events: Option<&crate::progress::EventLog>,
 ) -> Result<ExitCode, Failure> {
     let mut r = tmin::solve::SolveResult::without_schedule(
         tmin::solve::Status::Unknown,
@@ -187,6 +193,9 @@ pub(crate) fn unread(
         engine_name,
     );
     r.note(e.to_string());
+    if let Some(l) = events {
+        l.finish(&r);
+    }
     let total = t0.elapsed().as_secs_f64();
     let summary = if a.json {
         let run = report::RunInfo {
@@ -204,6 +213,9 @@ pub(crate) fn unread(
     } else {
         print_out(&summary)?;
     }
+    if let Some(e) = events.and_then(|l| l.failure()) {
+        return Err(Failure::Output(e));
+    }
     Ok(ExitCode::from(3))
 }
 
@@ -212,6 +224,15 @@ pub(crate) fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
     let limit = time_limit(a.time_limit)?;
     let certifier = solve_arguments(&a)?;
     let to_stdout = a.output.as_deref().is_some_and(|p| p.as_os_str() == "-");
+    let events = match a.progress.as_deref() {
+        Some(p) if p.as_os_str() == "-" && to_stdout => {
+            return Err(Failure::Usage(
+                "--progress - and -o - both write to stdout: give one of them a file".into(),
+            ));
+        }
+        Some(p) => Some(crate::progress::EventLog::create(p)?),
+        None => None,
+    };
     // The whole command ends by `end`: reading, solving, writing.
     let end = tmin::stop::instant_after(t0, limit);
     let choice = engine_choice(
@@ -237,7 +258,7 @@ pub(crate) fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
     let (inst, hash, start) = match read {
         Ok(x) => x,
         Err(e) if e.kind == InputErrorKind::TimeLimit => {
-            return unread(&a, &e, engine_name, t0, to_stdout);
+            return unread(&a, &e, engine_name, t0, to_stdout, events.as_ref());
         }
         Err(e) => return Err(Failure::Input(e)),
     };
@@ -262,7 +283,10 @@ pub(crate) fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
         time_limit: engine_limit,
         seed: a.seed,
         threads: a.threads,
-        progress: !a.quiet && (a.progress || std::io::stderr().is_terminal()),
+        progress: !a.quiet && std::io::stderr().is_terminal(),
+        events: events
+            .as_ref()
+            .map_or_else(Default::default, |l| l.events()),
         start,
         memory_limit_mib: a.memory_limit,
         certify: certifier.clone(),
@@ -296,6 +320,9 @@ pub(crate) fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
         let w = create_output(if to_stdout { None } else { Some(path) })?;
         tmin::schedule::write_schedule(&g, sched, w).map_err(io_failure)?;
     }
+    if let Some(l) = &events {
+        l.finish(&result);
+    }
     let total = t0.elapsed().as_secs_f64();
     let summary = if a.json {
         let mut v = report::solve_json(
@@ -325,6 +352,9 @@ pub(crate) fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
     // the result stands (reported above), the command did not do all it was
     // asked.
     use tmin::solve::{NoteKind, Status};
+    if let Some(e) = events.as_ref().and_then(|l| l.failure()) {
+        return Err(Failure::Output(e));
+    }
     if let Some(n) = result
         .notes
         .iter()
