@@ -217,7 +217,7 @@ impl Portfolio {
             // time: it proves what the last level pass, with the time left,
             // did not (results/policy.md).
             if !chosen {
-                r = choices(&sat_ctx, r, 1.0, Pass::EarlyLevels);
+                r = early_levels(&sat_ctx, r);
                 r = choices_first(&sat_ctx, r);
             }
             r = crate::pipeline::steps::neighbourhood_search(
@@ -359,6 +359,21 @@ fn windows_first(nodes: u64) -> String {
 /// tabu search on core orders are unchanged): the relaxation's least choices,
 /// each decided with every op fixed, find the schedules that the searches
 /// over every candidate at once miss (results/policy.md).
+/// The early level pass (whole tiling choices at the bound's levels, on all
+/// the time while the levels hold few choices), where the incumbent is
+/// within `Policy::early_levels_near` of the bound: farther, the levels
+/// climb one by one towards an optimum far above the bound and the pass
+/// spends the time the descent from the incumbent needs (results/policy.md).
+fn early_levels(ctx: &Context, r: SolveResult) -> SolveResult {
+    let near = r
+        .makespan
+        .is_some_and(|m| m as f64 <= r.lower_bound as f64 * (1.0 + POLICY.early_levels_near));
+    if !near {
+        return r;
+    }
+    choices(ctx, r, 1.0, Pass::EarlyLevels)
+}
+
 fn choices_first(ctx: &Context, r: SolveResult) -> SolveResult {
     choices(ctx, r, POLICY.choice_share, Pass::Below)
 }
@@ -492,7 +507,7 @@ fn side_by_side(ctx: &Context, milp: &MilpEngine, inc: SolveResult, nodes: u64) 
             // binds: the early level pass, then below the incumbent); where
             // the whole encoding does not fit, this thread then runs the
             // time-window neighbourhood search instead.
-            let inc_sat = choices(shared, inc_sat, 1.0, Pass::EarlyLevels);
+            let inc_sat = early_levels(shared, inc_sat);
             let inc_sat = choices_first(shared, inc_sat);
             if inc_sat.status.is_settled() {
                 settled(&inc_sat);

@@ -41,6 +41,9 @@ pub struct Policy {
     /// round's time after which a round with no probe answered hands back
     /// (else a half): the enumeration needs the time.
     pub first_answer_before_levels: f64,
+    /// The early level pass runs where the incumbent is within this
+    /// fraction above the bound.
+    pub early_levels_near: f64,
     /// Largest node graph the choice search runs on: beyond it no choice
     /// is decided in its time, which list scheduling and the MILP use
     /// better.
@@ -90,6 +93,7 @@ pub(super) const POLICY: Policy = Policy {
     choice_share: 0.4,
     levels_near: 0.06,
     first_answer_before_levels: 0.25,
+    early_levels_near: 0.1,
     choice_nodes: 1_000,
     levels_share: 0.7,
     lns_after_share: 0.5,
