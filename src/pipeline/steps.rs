@@ -41,9 +41,9 @@ pub fn incumbent(ctx: &Context, share: IncumbentShare) -> SolveResult {
         None => "list scheduling found no schedule: the exact engine decides".to_string(),
     };
     r.note_as(NoteKind::Incumbent, msg);
+    r.offer_to(&ctx.opts.events);
     // The core orders first: a better incumbent caps the window net's
     // search, and often settles the instance with the bound it had.
-    r.offer_to(&ctx.opts.events);
     let (r, _) = sequence_search(ctx, r, Effort::QUICK);
     let mut r = window_bound(ctx, r);
     if r.status == Status::Optimal {

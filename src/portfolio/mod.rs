@@ -214,8 +214,9 @@ impl Portfolio {
             // that its descent starts low. Before the choices below the
             // incumbent, the choices at the bound's levels while the levels
             // hold few (`sat::policy::ChoicePolicy::early_level_choices`), on all the
-            // time: it proves what the last level pass, with the time left,
-            // did not (results/policy.md).
+            // time, where the incumbent is near the bound (`early_levels`):
+            // it proves what the last level pass, with the time left, did
+            // not (results/policy.md).
             if !chosen {
                 r = early_levels(&sat_ctx, r);
                 r = choices_first(&sat_ctx, r);
@@ -353,12 +354,6 @@ fn windows_first(nodes: u64) -> String {
     }
 }
 
-/// The choice-driven search (sat/choices.rs) on `CHOICE_SHARE` of the time
-/// left, where memory binds and ops have a tiling choice (the instances it
-/// was measured on; without memory the portfolio's rounds of SAT and the
-/// tabu search on core orders are unchanged): the relaxation's least choices,
-/// each decided with every op fixed, find the schedules that the searches
-/// over every candidate at once miss (results/policy.md).
 /// The early level pass (whole tiling choices at the bound's levels, on all
 /// the time while the levels hold few choices), where the incumbent is
 /// within `Policy::early_levels_near` of the bound: farther, the levels
@@ -374,6 +369,12 @@ fn early_levels(ctx: &Context, r: SolveResult) -> SolveResult {
     choices(ctx, r, 1.0, Pass::EarlyLevels)
 }
 
+/// The choice-driven search (sat/choices.rs) on `CHOICE_SHARE` of the time
+/// left, where memory binds and ops have a tiling choice (the instances it
+/// was measured on; without memory the portfolio's rounds of SAT and the
+/// tabu search on core orders are unchanged): the relaxation's least choices,
+/// each decided with every op fixed, find the schedules that the searches
+/// over every candidate at once miss (results/policy.md).
 fn choices_first(ctx: &Context, r: SolveResult) -> SolveResult {
     choices(ctx, r, POLICY.choice_share, Pass::Below)
 }
