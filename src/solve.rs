@@ -572,23 +572,32 @@ impl Progress {
 
     /// Whether a schedule of `nodes` nodes and `makespan` would be offered
     /// now.
-    pub fn wants(&self, nodes: usize, makespan: u128) -> bool {
+    fn wants(&self, nodes: usize, makespan: u128) -> bool {
         self.events.listening()
             && nodes <= OFFER_MAX_NODES
             && self.next_offer.get().is_none_or(|t| Instant::now() >= t)
             && self.events.would_take(makespan)
     }
 
-    /// Offers schedule `s` of `g` (found by `engine`'s `step`) to the
-    /// events, if anyone listens, it beats what they saw and its turn has
-    /// come (`OFFER_EVERY`, `OFFER_SPACING`): after the validator passes it.
-    pub fn offer(&self, g: &NodeGraph, s: &Schedule, engine: &str, step: impl FnOnce() -> String) {
-        let makespan = s.makespan(g);
-        if !self.wants(g.n_nodes(), makespan) {
+    /// Offers schedule `s` of `inst` (its makespan `makespan`, found by
+    /// `engine`'s `step`) to the events, if anyone listens, it beats what
+    /// they saw and its turn has come (`OFFER_EVERY`, `OFFER_SPACING`):
+    /// after the validator passes it. Costs nothing else where nobody
+    /// listens (it is called on every improvement).
+    pub fn offer(
+        &self,
+        inst: &Instance,
+        s: &Schedule,
+        makespan: u128,
+        engine: &str,
+        step: impl FnOnce() -> String,
+    ) {
+        if !self.wants(s.start.len(), makespan) {
             return;
         }
         let t = Instant::now();
-        let legal = check(g, s, 1).is_empty();
+        let legal = NodeGraph::new(inst, s.choice.clone())
+            .is_ok_and(|g| s.makespan(&g) == makespan && check(&g, s, 1).is_empty());
         let took = t.elapsed();
         self.next_offer
             .set(Some(Instant::now() + OFFER_EVERY.max(took * OFFER_SPACING)));

@@ -367,14 +367,10 @@ impl Run<'_> {
 
     /// Offers the best schedule to the solve's events (`Progress::offer`).
     fn offer_best(&self) {
-        let Some(b) = &self.best else { return };
-        if self
-            .progress
-            .wants(b.schedule.start.len(), u128::from(b.makespan))
-            && let Ok(g) = NodeGraph::new(self.inst, b.schedule.choice.clone())
-        {
+        if let Some(b) = &self.best {
+            let ms = u128::from(b.makespan);
             self.progress
-                .offer(&g, &b.schedule, ENGINE, || b.how.clone());
+                .offer(self.inst, &b.schedule, ms, ENGINE, || b.how.clone());
         }
     }
 

@@ -786,7 +786,8 @@ impl<'g, 'a> Searcher<'g, 'a> {
                 stalled = 0;
                 self.forward_backward(3, target, deadline);
                 if let Some(b) = &self.best {
-                    progress.offer(self.g, &b.schedule, "list", || b.how.clone());
+                    let ms = u128::from(b.makespan);
+                    progress.offer(self.g.inst, &b.schedule, ms, "list", || b.how.clone());
                 }
             } else {
                 stalled += 1;

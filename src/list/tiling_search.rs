@@ -216,11 +216,8 @@ pub fn improve(
             choice = cand;
             best = f;
             best.how = format!("tiling move {moves}, {}", best.how);
-            if progress.wants(best.schedule.start.len(), u128::from(best.makespan))
-                && let Ok(g) = NodeGraph::new(inst, choice.clone())
-            {
-                progress.offer(&g, &best.schedule, "list", || best.how.clone());
-            }
+            let ms = u128::from(best.makespan);
+            progress.offer(inst, &best.schedule, ms, "list", || best.how.clone());
         }
     }
     let mut notes = vec![Note::info(format!(
