@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::error::{InputError, Pos};
+use crate::error::{InputError, InputResult, Pos};
 use crate::instance::Instance;
 
 /// How good T_min is.
@@ -572,10 +572,43 @@ pub fn score_file(
 ) -> Result<Scored, ScoreError> {
     let name = schedule.display().to_string();
     let f = crate::error::open_file(schedule).map_err(ScoreError::Input)?;
+    let rep =
+        crate::schedule::check_reader(inst, std::io::BufReader::new(f), &name, max_violations);
+    let at = Scoring {
+        instance_label,
+        heuristic,
+        schedule: &name,
+        scale,
+        s_base,
+        s_max,
+    };
+    score_report(rep, &at)
+}
+
+/// What a verdict is scored against: the instance's scale and the names a
+/// row carries.
+pub struct Scoring<'a> {
+    pub instance_label: &'a str,
+    pub heuristic: &'a str,
+    /// The schedule's name (its file).
+    pub schedule: &'a str,
+    pub scale: &'a Scale,
+    pub s_base: f64,
+    pub s_max: f64,
+}
+
+/// Scores a verdict (`schedule::check_reader`, `check_outcome`): an
+/// unreadable or illegal schedule scores `s_base`; a legal makespan below
+/// T_min is an error (T_min was not a bound).
+pub fn score_report(
+    rep: InputResult<crate::schedule::Report>,
+    at: &Scoring,
+) -> Result<Scored, ScoreError> {
+    let (scale, name, instance_label) = (at.scale, at.schedule, at.instance_label);
     let base = |legal, makespan, score, violations: Vec<String>, count| Scored {
-        heuristic: heuristic.to_string(),
+        heuristic: at.heuristic.to_string(),
         instance: instance_label.to_string(),
-        schedule: Some(name.clone()),
+        schedule: Some(name.to_string()),
         legal,
         makespan,
         scale: scale.clone(),
@@ -583,18 +616,13 @@ pub fn score_file(
         violations,
         violation_count: count,
     };
-    let rep = match crate::schedule::check_reader(
-        inst,
-        std::io::BufReader::new(f),
-        &name,
-        max_violations,
-    ) {
+    let rep = match rep {
         Ok(r) => r,
         Err(e) => {
             return Ok(base(
                 false,
                 None,
-                s_base,
+                at.s_base,
                 vec![format!("unreadable: {e}")],
                 1,
             ));
@@ -607,7 +635,7 @@ pub fn score_file(
                 "(structure violations: is this a schedule of {instance_label}?)"
             ));
         }
-        return Ok(base(false, None, s_base, v, rep.violations.total()));
+        return Ok(base(false, None, at.s_base, v, rep.violations.total()));
     }
     let t = rep.makespan.unwrap_or(0);
     if t < scale.t_min {
@@ -625,7 +653,7 @@ pub fn score_file(
     let mut row = base(
         true,
         Some(t),
-        score(t, scale.t_min, scale.t_max, s_base, s_max),
+        score(t, scale.t_min, scale.t_max, at.s_base, at.s_max),
         Vec::new(),
         0,
     );

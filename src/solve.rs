@@ -78,6 +78,17 @@ pub struct SolveOptions {
     /// UNSAT answer its bound rests on (sat/certify.rs); `None`: nothing
     /// written (the default: certificates cost a second solve and disk).
     pub certify: Option<std::sync::Arc<crate::certificate::Certifier>>,
+    /// A caller's flag that ends the solve early, as the time limit does
+    /// (the best schedule and bound so far are returned): Ctrl-C in the
+    /// Python package. `None`: only the time limit ends it.
+    pub cancel: Option<crate::stop::Cancel>,
+}
+
+impl SolveOptions {
+    /// The solve's deadline: `time_limit` from now, ended early by `cancel`.
+    pub fn deadline(&self) -> crate::stop::Deadline {
+        crate::stop::Deadline::after(self.time_limit).with_cancel(self.cancel.clone())
+    }
 }
 
 impl Default for SolveOptions {
@@ -91,6 +102,7 @@ impl Default for SolveOptions {
             start: None,
             memory_limit_mib: DEFAULT_MEMORY_LIMIT_MIB,
             certify: None,
+            cancel: None,
         }
     }
 }

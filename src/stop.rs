@@ -18,6 +18,51 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+/// A flag that ends a search early, shared by the threads that watch it:
+/// set by its owner (the portfolio once one engine has settled the
+/// instance; a library caller, such as Ctrl-C in Python), and counted as
+/// set whenever the flag it was made from (`child`) is set. So a caller's
+/// flag reaches every engine, whatever flags the portfolio makes below it.
+#[derive(Clone, Debug, Default)]
+pub struct Cancel(Arc<CancelNode>);
+
+#[derive(Debug, Default)]
+struct CancelNode {
+    flag: AtomicBool,
+    parent: Option<Cancel>,
+}
+
+impl Cancel {
+    /// A flag of its own, not set.
+    pub fn new() -> Cancel {
+        Cancel::default()
+    }
+    /// Sets this flag (and so every flag made from it).
+    pub fn set(&self) {
+        self.0.flag.store(true, Ordering::Relaxed);
+    }
+    /// Whether this flag or one it was made from is set.
+    pub fn is_set(&self) -> bool {
+        let mut c = self;
+        loop {
+            if c.0.flag.load(Ordering::Relaxed) {
+                return true;
+            }
+            match &c.0.parent {
+                Some(p) => c = p,
+                None => return false,
+            }
+        }
+    }
+    /// A new flag, set by its own `set` or by this one's.
+    pub fn child(&self) -> Cancel {
+        Cancel(Arc::new(CancelNode {
+            flag: AtomicBool::new(false),
+            parent: Some(self.clone()),
+        }))
+    }
+}
+
 /// CPU time the calling thread has used, `None` where the platform does
 /// not measure it (efforts then fall back to the wall clock).
 pub fn thread_cpu() -> Option<Duration> {
@@ -135,7 +180,7 @@ impl CpuTimer {
 pub struct Deadline {
     pub start: Instant,
     pub end: Instant,
-    pub cancel: Option<Arc<AtomicBool>>,
+    pub cancel: Option<Cancel>,
     /// The thread CPU time (`thread_cpu`) at which the deadline ends
     /// too: set by `capped_effort` on the thread that then uses it (another
     /// thread's CPU clock is another clock).
@@ -180,17 +225,21 @@ impl Deadline {
             effort_end: None,
         }
     }
-    /// The same deadline, also ending when `flag` is set.
-    pub fn with_cancel(&self, flag: Arc<AtomicBool>) -> Deadline {
+    /// The same deadline, also ending when `cancel` is set.
+    pub fn with_cancel(&self, cancel: Option<Cancel>) -> Deadline {
         Deadline {
-            cancel: Some(flag),
+            cancel,
             ..self.clone()
         }
     }
+    /// The same deadline, also ending when the returned flag is set (and
+    /// still when this deadline's own flag is).
+    pub fn cancellable(&self) -> (Deadline, Cancel) {
+        let flag = self.cancel.as_ref().map_or_else(Cancel::new, Cancel::child);
+        (self.with_cancel(Some(flag.clone())), flag)
+    }
     pub fn cancelled(&self) -> bool {
-        self.cancel
-            .as_ref()
-            .is_some_and(|c| c.load(Ordering::Relaxed))
+        self.cancel.as_ref().is_some_and(Cancel::is_set)
     }
     pub fn expired(&self) -> bool {
         self.cancelled() || self.stop().passed()
@@ -294,6 +343,27 @@ mod tests {
         spin_until(&stop);
         let used = cpu.elapsed();
         assert!(used >= Duration::from_millis(30), "{used:?}");
+    }
+
+    /// A caller's flag reaches a deadline made cancellable below it (as the
+    /// portfolio does); the inner flag ends only its own deadline.
+    #[test]
+    fn a_callers_flag_ends_every_cancellable_deadline_below_it() {
+        let outer = Cancel::new();
+        let d = Deadline::after(Duration::from_secs(60)).with_cancel(Some(outer.clone()));
+        let (inner_d, inner) = d.cancellable();
+        let (sibling_d, _) = d.cancellable();
+        assert!(!inner_d.expired() && !d.expired());
+        inner.set();
+        assert!(inner_d.expired() && inner_d.remaining() == Duration::ZERO);
+        assert!(!d.expired() && !sibling_d.expired() && !outer.is_set());
+        outer.set();
+        assert!(d.expired() && sibling_d.expired() && inner_d.expired());
+        // Without a caller's flag, a cancellable deadline has its own only.
+        let (alone, flag) = Deadline::after(Duration::from_secs(60)).cancellable();
+        assert!(!alone.expired());
+        flag.set();
+        assert!(alone.expired());
     }
 
     #[test]

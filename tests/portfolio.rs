@@ -279,3 +279,52 @@ fn two_threads_search_time_windows_where_the_encoding_outgrows_its_budget() {
         r.notes
     );
 }
+
+/// A caller's cancel flag (Ctrl-C in the Python package) ends a solve as
+/// the time limit does, with one thread and with two (where the portfolio
+/// makes its own flag below the caller's): set at the first schedule found,
+/// the solve ends soon after, with a legal schedule no worse than that one
+/// and a bound no higher than its makespan.
+#[test]
+fn a_callers_cancel_flag_ends_the_solve_with_the_best_so_far() {
+    let cfg = tmin::generate::GenConfig {
+        seed: 2,
+        ops: 48,
+        nodes_min: 8,
+        nodes_max: 16,
+        graphs: 3,
+        mem_types: 3,
+        cores: vec![4, 4, 8],
+        tightness: 1.0,
+        ..tmin::generate::GenConfig::default()
+    };
+    let inst = tmin::generate::generate(&cfg).unwrap().instance;
+    for threads in [1, 2] {
+        let cancel = tmin::stop::Cancel::new();
+        let first = std::sync::Arc::new(std::sync::Mutex::new(None));
+        let (flag, seen) = (cancel.clone(), first.clone());
+        let events = tmin::events::Events::to(move |e| {
+            if let tmin::events::Event::Incumbent { makespan, .. } = e {
+                seen.lock()
+                    .unwrap()
+                    .get_or_insert((*makespan, Instant::now()));
+                flag.set();
+            }
+        });
+        let o = SolveOptions {
+            cancel: Some(cancel),
+            events,
+            ..opts(120, threads)
+        };
+        let r = solve(&inst, &o, &MilpOptions::default());
+        let (makespan, at) = first.lock().unwrap().expect("a schedule found");
+        let after = at.elapsed();
+        assert!(
+            after < Duration::from_secs(3),
+            "{threads} threads: {after:?}"
+        );
+        legal(&inst, &r);
+        assert!(r.makespan.unwrap() <= makespan);
+        assert!(u128::from(r.lower_bound) <= r.makespan.unwrap());
+    }
+}

@@ -67,7 +67,8 @@ fn the_build_stops_at_the_budget_and_at_the_deadline() {
         Encoder::build_within(&m, tmax, Points::every(), limits),
         Err(EncodeStop::Deadline)
     ));
-    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let flag = tmin::stop::Cancel::new();
+    flag.set();
     let limits = Limits {
         cancel: Some(flag),
         ..Limits::none()

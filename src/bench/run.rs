@@ -377,6 +377,7 @@ fn solve_one(
         start: None,
         memory_limit_mib: crate::solve::DEFAULT_MEMORY_LIMIT_MIB,
         certify: None,
+        cancel: None,
     };
     let result = crate::registry::run(&inst, &s.engine, &opts);
     if let Some(e) = &result.internal_error {

@@ -51,6 +51,7 @@ use crate::schedule::{self, Schedule};
 use crate::text::push_u64;
 
 pub mod lanes;
+pub mod options;
 pub mod packed;
 
 pub use lanes::{LanesConfig, LanesError, LanesGenerated, generate_lanes};

@@ -27,6 +27,9 @@ impl ListEngine {
         let opts = SolveOptions {
             time_limit,
             start,
+            // The context's flag: the caller's, or the portfolio's that
+            // ends this run once another engine has settled the instance.
+            cancel: ctx.deadline.cancel.clone(),
             ..ctx.opts.clone()
         };
         super::solve_with_bounds(ctx.inst, &opts, &self.options, ctx.bounds)

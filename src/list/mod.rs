@@ -229,7 +229,7 @@ pub fn solve_with_bounds(
     let mut run = Run {
         inst,
         tl,
-        deadline: Deadline::after(opts.time_limit),
+        deadline: opts.deadline(),
         lb: bounds.best.value,
         rng: Rng::new(opts.seed ^ 0x7431_6d69_6e00_0001),
         progress: Progress::new(opts.progress, opts.events.clone()),

@@ -227,7 +227,7 @@ pub struct Params {
     /// Stop once primal - dual < this (objective units).
     pub abs_gap: f64,
     /// Abandon the run when this is set (another engine finished the job).
-    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    pub cancel: Option<crate::stop::Cancel>,
 }
 
 struct Handle(*mut c_void);
@@ -555,7 +555,7 @@ pub fn run_watched(
                 let cancelled = params
                     .cancel
                     .as_ref()
-                    .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed));
+                    .is_some_and(crate::stop::Cancel::is_set);
                 if cancelled {
                     return Ok(None);
                 }

@@ -251,7 +251,7 @@ impl<'a> Engine<'a> {
             inst,
             opts,
             mopts,
-            deadline: Deadline::after(opts.time_limit),
+            deadline: opts.deadline(),
             bounds: lower_bounds(inst),
             best: None,
             best_makespan: u128::MAX,

@@ -15,14 +15,13 @@ use crate::bounds::nogoods::{LevelRefutations, TilingNogoods};
 use crate::engine::{Context, Engine};
 use crate::instance::Instance;
 use crate::solve::{NoteKind, SolveOptions, SolveResult, Status};
-use crate::stop::Deadline;
 use bounds::{refute_choices, strengthen};
 use steps::{incumbent, list_for_the_rest};
 
 /// Runs `engine` alone on `inst` within `opts.time_limit`.
 pub fn solve(engine: &dyn Engine, inst: &Instance, opts: &SolveOptions) -> SolveResult {
     let t0 = Instant::now();
-    let deadline = Deadline::after(opts.time_limit);
+    let deadline = opts.deadline();
     let mut bounds = lower_bounds(inst);
     if let Err(e) = crate::tmax::start_limit(inst) {
         // Beyond the start times any engine writes: the combinatorial

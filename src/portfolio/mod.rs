@@ -4,8 +4,6 @@
 
 mod policy;
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crate::engine::{Context, Engine};
@@ -484,11 +482,11 @@ fn choices_apply(ctx: &Context) -> bool {
 /// SAT and MILP on the same incumbent in two threads; the first to settle the
 /// instance (a proof) stops the other through the deadline's cancel flag.
 fn side_by_side(ctx: &Context, milp: &MilpEngine, inc: SolveResult, nodes: u64) -> SolveResult {
-    let flag = Arc::new(AtomicBool::new(false));
-    let shared = ctx.with_deadline(ctx.deadline.with_cancel(flag.clone()));
+    let (deadline, flag) = ctx.deadline.cancellable();
+    let shared = ctx.with_deadline(deadline);
     let settled = |r: &SolveResult| {
         if r.status.is_settled() {
-            flag.store(true, Ordering::Relaxed);
+            flag.set();
         }
     };
     // One thread each: HiGHS would otherwise take all `threads` beside SAT.

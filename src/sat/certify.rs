@@ -25,8 +25,6 @@ use std::fs::{self, File};
 use std::io::{self, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use varisat::checker::{CheckedProofStep, Checker, CheckerData, CheckerError, ProofProcessor};
@@ -84,7 +82,7 @@ impl fmt::Display for NotCertified {
 struct FileSink {
     out: File,
     stop: Instant,
-    cancel: Option<Arc<AtomicBool>>,
+    cancel: Option<crate::stop::Cancel>,
     /// Set when the sink failed for the deadline (not for the file).
     timed_out: Rc<Cell<bool>>,
 }
@@ -95,7 +93,7 @@ impl Write for FileSink {
             || self
                 .cancel
                 .as_ref()
-                .is_some_and(|c| c.load(Ordering::Relaxed))
+                .is_some_and(crate::stop::Cancel::is_set)
         {
             self.timed_out.set(true);
             return Err(io::Error::other("time limit"));
@@ -160,7 +158,7 @@ pub(crate) fn certify(
     cnf: &Path,
     proof: &Path,
     stop: Instant,
-    cancel: Option<&Arc<AtomicBool>>,
+    cancel: Option<&crate::stop::Cancel>,
 ) -> Result<(usize, usize), NotCertified> {
     let r = write_and_prove(clauses, comments, cnf, proof, stop, cancel);
     if r.is_err() {
@@ -176,9 +174,9 @@ fn write_and_prove(
     cnf: &Path,
     proof: &Path,
     stop: Instant,
-    cancel: Option<&Arc<AtomicBool>>,
+    cancel: Option<&crate::stop::Cancel>,
 ) -> Result<(usize, usize), NotCertified> {
-    let halted = || Instant::now() >= stop || cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+    let halted = || Instant::now() >= stop || cancel.is_some_and(crate::stop::Cancel::is_set);
     let io_err = |p: &Path, e: io::Error| NotCertified::Io(format!("{}: {e}", p.display()));
     let vars = clauses.vars();
     let n = clauses.count();

@@ -14,8 +14,6 @@
 
 use std::cell::Cell;
 use std::collections::HashMap;
-use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use super::MAX_TIME;
@@ -70,7 +68,7 @@ pub const MAX_OPS: usize = 5_000;
 pub(super) fn decide_restriction<'m, 'a>(
     m: &'m Model<'a>,
     stop: Stop,
-    cancel: Option<Arc<AtomicBool>>,
+    cancel: Option<crate::stop::Cancel>,
     max_bytes: u64,
 ) -> Option<(bool, Encoder<'m, 'a>)> {
     if m.horizon > MAX_TIME

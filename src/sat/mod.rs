@@ -242,6 +242,7 @@ fn list_without(
     }
     let opts = SolveOptions {
         time_limit: deadline.remaining().mul_f64(0.25),
+        cancel: deadline.cancel.clone(),
         ..SolveOptions::default()
     };
     let lopts = crate::list::ListOptions {

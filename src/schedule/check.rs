@@ -136,6 +136,15 @@ impl Violations {
     pub fn count(&self, rule: Rule) -> usize {
         self.counts[rule as usize]
     }
+    /// The kept violations on one line, `; ` between them (a rejected
+    /// warm start's message).
+    pub fn kept_text(&self) -> String {
+        self.kept
+            .iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
 }
 
 /// The verdict on a schedule.
@@ -160,32 +169,61 @@ pub fn check_reader<R: Read>(
     name: &str,
     limit: usize,
 ) -> InputResult<Report> {
-    let read = read_schedule(inst, src, name, limit)?;
-    let Some(sched) = read.schedule else {
-        return Ok(Report {
-            violations: read.violations,
+    Ok(check_outcome(
+        inst,
+        read_schedule(inst, src, name, limit)?,
+        limit,
+    ))
+}
+
+/// The verdict on rows already resolved (`read_schedule`,
+/// `schedule_from_rows`): their structure violations, or every rule of
+/// the schedule they make.
+pub fn check_outcome(inst: &Instance, read: super::ReadOutcome, limit: usize) -> Report {
+    let rows = read.rows;
+    match verdict(inst, read) {
+        Ok((sched, g)) => Report {
+            violations: check(&g, &sched, limit),
+            makespan: Some(sched.makespan(&g)),
+            rows,
+        },
+        Err(violations) => Report {
+            violations,
             makespan: None,
-            rows: read.rows,
-        });
+            rows,
+        },
+    }
+}
+
+/// The schedule resolved rows make, when it is legal (a warm start must
+/// be); otherwise the violations, as `check_outcome` finds them.
+pub fn legal_schedule(
+    inst: &Instance,
+    read: super::ReadOutcome,
+    limit: usize,
+) -> Result<Schedule, Violations> {
+    let (sched, g) = verdict(inst, read)?;
+    let v = check(&g, &sched, limit);
+    if v.is_empty() { Ok(sched) } else { Err(v) }
+}
+
+/// The complete schedule and its node graph, or the structure violations
+/// that leave none.
+fn verdict(
+    inst: &Instance,
+    read: super::ReadOutcome,
+) -> Result<(Schedule, NodeGraph<'_>), Violations> {
+    let Some(sched) = read.schedule.filter(|_| read.violations.is_empty()) else {
+        return Err(read.violations);
     };
-    let g = match NodeGraph::new(inst, sched.choice.clone()) {
-        Ok(g) => g,
+    match NodeGraph::new(inst, sched.choice.clone()) {
+        Ok(g) => Ok((sched, g)),
         Err(e) => {
             let mut v = read.violations;
             v.push(Violation::new(Rule::Structure, e));
-            return Ok(Report {
-                violations: v,
-                makespan: None,
-                rows: read.rows,
-            });
+            Err(v)
         }
-    };
-    let violations = check(&g, &sched, limit);
-    Ok(Report {
-        violations,
-        makespan: Some(sched.makespan(&g)),
-        rows: read.rows,
-    })
+    }
 }
 
 /// Checks a complete schedule against problem.md §4 (core ids, precedence, cores, memory).

@@ -34,6 +34,19 @@ pub fn read_schedule<R: Read>(
     read_schedule_until(inst, src, name, limit, None)
 }
 
+/// The columns of a schedule row, and whether each fits 32 bits.
+const COLUMNS: [(&str, bool); 5] = [
+    ("OpId", true),
+    ("Tiling", true),
+    ("NodeId", true),
+    ("Start", false),
+    ("CoreId", true),
+];
+const CTX: &str = "the schedule [[OpId,Tiling,NodeId,Start,CoreId],...]";
+
+/// One row `[OpId, Tiling, NodeId, Start, CoreId]` as read.
+pub type Row = (u32, u32, u32, u64, u32);
+
 /// As `read_schedule`, giving up with `InputErrorKind::TimeLimit` once
 /// `deadline` passes (checked every buffer of input).
 pub fn read_schedule_until<R: Read>(
@@ -44,52 +57,66 @@ pub fn read_schedule_until<R: Read>(
     deadline: Option<std::time::Instant>,
 ) -> InputResult<ReadOutcome> {
     let mut lx = Lexer::new(src, name).with_deadline(deadline);
-    let mut bad = Violations::new(limit);
-    let mut op_tiling = vec![NONE; inst.graph.n_ops()];
-    let r = read_rows(&mut lx, inst, &mut op_tiling, &mut bad)?;
+    let mut rows = Resolver::new(inst, limit);
+    read_each_row(&mut lx, |row, line| {
+        rows.row(row, || {
+            format!(
+                "line {line}: row [{},{},{},{},{}]",
+                row.0, row.1, row.2, row.3, row.4
+            )
+        })
+    })?;
+    Ok(rows.finish())
+}
+
+/// Resolves rows given one by one (a library caller's, e.g. the Python
+/// package's list of tuples) exactly as `read_schedule` resolves a file's:
+/// the same structure violations, naming each row by its index from 0.
+pub fn schedule_from_rows(inst: &Instance, rows: &[Row], limit: usize) -> ReadOutcome {
+    let mut r = Resolver::new(inst, limit);
+    for (k, &row) in rows.iter().enumerate() {
+        r.row(row, || {
+            format!(
+                "row {k} [{},{},{},{},{}]",
+                row.0, row.1, row.2, row.3, row.4
+            )
+        });
+    }
+    r.finish()
+}
+
+/// The rows of a schedule text, in order, resolved against nothing: syntax
+/// errors are `InputError`s at their line and column, as `read_schedule`'s.
+pub fn parse_rows<R: Read>(src: R, name: &str) -> InputResult<Vec<Row>> {
+    let mut lx = Lexer::new(src, name);
+    let mut rows = Vec::new();
+    read_each_row(&mut lx, |row, _| rows.push(row))?;
+    Ok(rows)
+}
+
+/// Reads `[[OpId,Tiling,NodeId,Start,CoreId],...]` to its end, giving each
+/// row and its line to `each`.
+fn read_each_row<R: Read>(lx: &mut Lexer<R>, mut each: impl FnMut(Row, u32)) -> InputResult<()> {
+    lx.list(CTX, |lx| {
+        let line = {
+            lx.skip_ws()?;
+            lx.pos().line
+        };
+        let [op, tiling, node, start, core] = lx.tuple("the schedule", COLUMNS)?;
+        // The 32-bit columns were read as such (`COLUMNS`).
+        each(
+            (op as u32, tiling as u32, node as u32, start, core as u32),
+            line,
+        );
+        Ok(())
+    })?;
     if let Some(b) = lx.peek_token()? {
         return Err(lx.error(format!(
             "expected end of input after the schedule's closing ']', found {}",
             crate::text::describe(Some(b))
         )));
     }
-    empty_tilings_for_ops_without_rows(inst, &mut op_tiling, &mut bad);
-    // Node index of each op's first node; ops left without a tiling (already
-    // reported) take no room.
-    let lib = &inst.library;
-    let mut base = Vec::with_capacity(op_tiling.len() + 1);
-    let mut acc = 0u64;
-    for &t in &op_tiling {
-        base.push(acc);
-        if t != NONE {
-            acc += u64::from(lib.tilings[t as usize].n_nodes);
-        }
-    }
-    let rows = r.count;
-    if (r.op.len() as u64) < acc {
-        // Fewer rows than nodes: incomplete, so no schedule comes out of it and
-        // nothing is scattered per node. The rows, sorted by node, give the
-        // same violations in the same order, in memory and time that follow
-        // the rows (before: a table of every node the chosen tilings declare,
-        // 4.3 GB and 277 s for one row per op of 10^5 ops of 10^4 nodes).
-        incomplete(inst, &op_tiling, &r.op, &r.local, &mut bad);
-        return Ok(ReadOutcome {
-            schedule: None,
-            violations: bad,
-            rows,
-        });
-    }
-    let (start, core) = scatter(inst, &op_tiling, &base, acc as usize, r, &mut bad);
-    let schedule = bad.is_empty().then_some(Schedule {
-        choice: op_tiling,
-        start,
-        core,
-    });
-    Ok(ReadOutcome {
-        schedule,
-        violations: bad,
-        rows,
-    })
+    Ok(())
 }
 
 /// The rows read, column by column (op index, local node, start, core id),
@@ -103,84 +130,85 @@ struct Rows {
     count: usize,
 }
 
-/// Reads `[[OpId,Tiling,NodeId,Start,CoreId],...]`: each row's op, tiling
-/// (one per op, the first row's) and node are resolved; what does not
-/// resolve is a structure violation naming the line.
-fn read_rows<R: Read>(
-    lx: &mut Lexer<R>,
-    inst: &Instance,
-    op_tiling: &mut [u32],
-    bad: &mut Violations,
-) -> InputResult<Rows> {
-    let lib = &inst.library;
-    let graph = &inst.graph;
-    let mut r = Rows {
-        op: Vec::new(),
-        local: Vec::new(),
-        start: Vec::new(),
-        core: Vec::new(),
-        count: 0,
-    };
-    const CTX: &str = "the schedule [[OpId,Tiling,NodeId,Start,CoreId],...]";
-    lx.list(CTX, |lx| {
-        let pos = {
-            lx.skip_ws()?;
-            lx.pos()
-        };
-        let [op_id, tiling_id, node_id, start, core] = lx.tuple(
-            "the schedule",
-            [
-                ("OpId", true),
-                ("Tiling", true),
-                ("NodeId", true),
-                ("Start", false),
-                ("CoreId", true),
-            ],
-        )?;
-        r.count += 1;
-        let (op_id, tiling_id, node_id) = (op_id as u32, tiling_id as u32, node_id as u32);
-        let at = format!(
-            "line {}: row [{op_id},{tiling_id},{node_id},{start},{core}]",
-            pos.line
-        );
+/// Rows resolved against an instance as they come: each row's op, tiling
+/// (one per op, the first row's) and node; what does not resolve is a
+/// structure violation naming the row.
+struct Resolver<'a> {
+    inst: &'a Instance,
+    op_tiling: Vec<u32>,
+    r: Rows,
+    bad: Violations,
+}
+
+impl<'a> Resolver<'a> {
+    fn new(inst: &'a Instance, limit: usize) -> Self {
+        Resolver {
+            inst,
+            op_tiling: vec![NONE; inst.graph.n_ops()],
+            r: Rows {
+                op: Vec::new(),
+                local: Vec::new(),
+                start: Vec::new(),
+                core: Vec::new(),
+                count: 0,
+            },
+            bad: Violations::new(limit),
+        }
+    }
+
+    /// One row; `at` names it in a violation.
+    fn row(&mut self, row: Row, at: impl Fn() -> String) {
+        let (op_id, tiling_id, node_id, start, core) = row;
+        let (lib, graph) = (&self.inst.library, &self.inst.graph);
+        let bad = &mut self.bad;
+        self.r.count += 1;
         let Some(op) = graph.index_of(op_id) else {
             bad.push(Violation::new(
                 Rule::Structure,
-                format!("{at} names op {op_id}, which the instance does not contain"),
+                format!(
+                    "{} names op {op_id}, which the instance does not contain",
+                    at()
+                ),
             ));
-            return Ok(());
+            return;
         };
         let o = &graph.ops[op as usize];
-        let t = match op_tiling[op as usize] {
+        let t = match self.op_tiling[op as usize] {
             NONE => {
                 let Some(t) = lib.find_tiling(o.group, tiling_id) else {
                     bad.push(Violation::new(
                         Rule::Structure,
                         format!(
-                            "{at}: op {op_id} (type {}, shape {}) has no tiling {tiling_id}",
-                            o.op_type, o.shape
+                            "{}: op {op_id} (type {}, shape {}) has no tiling {tiling_id}",
+                            at(),
+                            o.op_type,
+                            o.shape
                         ),
                     ));
-                    return Ok(());
+                    return;
                 };
                 if let Err(why) = &lib.tilings[t as usize].usable {
                     bad.push(Violation::new(
                         Rule::Structure,
-                        format!("{at}: tiling {tiling_id} of op {op_id} is unusable: {why}"),
+                        format!(
+                            "{}: tiling {tiling_id} of op {op_id} is unusable: {why}",
+                            at()
+                        ),
                     ));
                 }
-                op_tiling[op as usize] = t;
+                self.op_tiling[op as usize] = t;
                 t
             }
             t if lib.tilings[t as usize].id != tiling_id => {
                 bad.push(Violation::new(
                     Rule::Structure,
                     format!(
-                        "{at}: op {op_id} already has rows with tiling {}; one op uses one tiling",
+                        "{}: op {op_id} already has rows with tiling {}; one op uses one tiling",
+                        at(),
                         lib.tilings[t as usize].id
                     ),
                 ));
-                return Ok(());
+                return;
             }
             t => t,
         };
@@ -188,19 +216,68 @@ fn read_rows<R: Read>(
             bad.push(
                 Violation::new(
                     Rule::Structure,
-                    format!("{at}: tiling {tiling_id} of op {op_id} has no node {node_id}"),
+                    format!(
+                        "{}: tiling {tiling_id} of op {op_id} has no node {node_id}",
+                        at()
+                    ),
                 )
                 .with_nodes(vec![(op_id, node_id)]),
             );
-            return Ok(());
+            return;
         };
-        r.op.push(op);
-        r.local.push(local);
-        r.start.push(start);
-        r.core.push(core as u32);
-        Ok(())
-    })?;
-    Ok(r)
+        self.r.op.push(op);
+        self.r.local.push(local);
+        self.r.start.push(start);
+        self.r.core.push(core);
+    }
+
+    /// The schedule the rows make, when they account for every node once.
+    fn finish(self) -> ReadOutcome {
+        let Resolver {
+            inst,
+            mut op_tiling,
+            r,
+            mut bad,
+        } = self;
+        empty_tilings_for_ops_without_rows(inst, &mut op_tiling, &mut bad);
+        // Node index of each op's first node; ops left without a tiling
+        // (already reported) take no room.
+        let lib = &inst.library;
+        let mut base = Vec::with_capacity(op_tiling.len() + 1);
+        let mut acc = 0u64;
+        for &t in &op_tiling {
+            base.push(acc);
+            if t != NONE {
+                acc += u64::from(lib.tilings[t as usize].n_nodes);
+            }
+        }
+        let rows = r.count;
+        if (r.op.len() as u64) < acc {
+            // Fewer rows than nodes: incomplete, so no schedule comes out of
+            // it and nothing is scattered per node. The rows, sorted by
+            // node, give the same violations in the same order, in memory
+            // and time that follow the rows (before: a table of every node
+            // the chosen tilings declare, 4.3 GB and 277 s for one row per
+            // op of 10^5 ops of 10^4 nodes).
+            incomplete(inst, &op_tiling, &r.op, &r.local, &mut bad);
+            return ReadOutcome {
+                schedule: None,
+                violations: bad,
+                rows,
+            };
+        }
+        let (start, core) = scatter(inst, &op_tiling, &base, acc as usize, r, &mut bad);
+        let schedule = bad.is_empty().then_some(Schedule {
+            choice: op_tiling,
+            start,
+            core,
+        });
+        ReadOutcome {
+            schedule,
+            violations: bad,
+            rows,
+        }
+    }
 }
 
 /// Ops without rows: legal only if the op can pick a tiling without nodes
@@ -379,33 +456,49 @@ pub fn write_schedule(
 ) -> std::io::Result<()> {
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
     buf.push(b'[');
-    let mut first = true;
-    for op in 0..g.n_ops() as u32 {
-        let op_id = g.inst.graph.ops[op as usize].id;
-        let tiling = g.tiling_id(op);
-        for v in g.op_nodes(op) {
-            if !first {
-                buf.push(b',');
-            }
-            first = false;
-            buf.push(b'[');
-            push_u64(&mut buf, u64::from(op_id));
+    for (k, row) in rows_of(g, sched).enumerate() {
+        if k > 0 {
             buf.push(b',');
-            push_u64(&mut buf, u64::from(tiling));
-            buf.push(b',');
-            push_u64(&mut buf, u64::from(g.label(v).1));
-            buf.push(b',');
-            push_u64(&mut buf, sched.start[v as usize]);
-            buf.push(b',');
-            push_u64(&mut buf, u64::from(sched.core[v as usize]));
-            buf.push(b']');
-            if buf.len() > (1 << 16) - 128 {
-                w.write_all(&buf)?;
-                buf.clear();
-            }
+        }
+        let (op, tiling, node, start, core) = row;
+        buf.push(b'[');
+        push_u64(&mut buf, u64::from(op));
+        buf.push(b',');
+        push_u64(&mut buf, u64::from(tiling));
+        buf.push(b',');
+        push_u64(&mut buf, u64::from(node));
+        buf.push(b',');
+        push_u64(&mut buf, start);
+        buf.push(b',');
+        push_u64(&mut buf, u64::from(core));
+        buf.push(b']');
+        if buf.len() > (1 << 16) - 128 {
+            w.write_all(&buf)?;
+            buf.clear();
         }
     }
     buf.extend_from_slice(b"]\n");
     w.write_all(&buf)?;
     w.flush()
+}
+
+/// The rows of `sched` in the order `write_schedule` writes them: op by op,
+/// each op's nodes in node order.
+pub fn rows_of<'a>(
+    g: &'a crate::graph::NodeGraph,
+    sched: &'a Schedule,
+) -> impl Iterator<Item = Row> + 'a {
+    (0..g.n_ops() as u32).flat_map(move |op| {
+        let op_id = g.inst.graph.ops[op as usize].id;
+        let tiling = g.tiling_id(op);
+        g.op_nodes(op).map(move |v| {
+            (
+                op_id,
+                tiling,
+                g.label(v).1,
+                sched.start[v as usize],
+                sched.core[v as usize],
+            )
+        })
+    })
 }

@@ -5,9 +5,15 @@ mod check;
 mod cores;
 mod io;
 
-pub use check::{Report, Rule, Violation, Violations, check, check_reader, memory_profile};
+pub use check::{
+    Report, Rule, Violation, Violations, check, check_outcome, check_reader, legal_schedule,
+    memory_profile,
+};
 pub use cores::{CoreShortage, assign_cores};
-pub use io::{ReadOutcome, read_schedule, read_schedule_until, write_schedule};
+pub use io::{
+    ReadOutcome, Row, parse_rows, read_schedule, read_schedule_until, rows_of, schedule_from_rows,
+    write_schedule,
+};
 
 use crate::graph::NodeGraph;
 

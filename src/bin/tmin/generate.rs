@@ -7,7 +7,6 @@ use std::process::ExitCode;
 use clap::ValueEnum;
 use serde_json::json;
 
-use tmin::generate::GenConfig;
 use tmin::report;
 
 use crate::io::{Failure, create_output, io_failure};
@@ -301,8 +300,10 @@ pub(crate) fn gen_packed(
     ))
 }
 
+/// The arguments as the library's `GenOptions` (the `--nodes` and
+/// `--cores` texts parsed here), then the family's configuration.
 pub(crate) fn gen_config(a: &GenArgs) -> Result<tmin::generate::GenFamily, Failure> {
-    use tmin::generate::{GenFamily, PackedConfig};
+    use tmin::generate::options::{Family, GenOptions, config};
     let (nmin, nmax) = match a.nodes.split_once('-') {
         Some((x, y)) => (x.trim().parse::<u32>(), y.trim().parse::<u32>()),
         None => (a.nodes.trim().parse::<u32>(), a.nodes.trim().parse::<u32>()),
@@ -313,157 +314,45 @@ pub(crate) fn gen_config(a: &GenArgs) -> Result<tmin::generate::GenFamily, Failu
             a.nodes
         )));
     };
-    let cores_text = a.cores.as_deref().unwrap_or(match a.family {
-        GenFamilyArg::Random => "2,4,4",
-        GenFamilyArg::Packed | GenFamilyArg::Lanes => "4",
-    });
-    let cores: Result<Vec<u32>, _> = cores_text
-        .split(',')
-        .map(|c| c.trim().parse::<u32>())
-        .collect();
-    let Ok(cores) = cores else {
-        return Err(Failure::Usage(format!(
-            "--cores expects a comma-separated list of core counts, got '{cores_text}'"
-        )));
-    };
-    let not_for = |option: &str, family: &str, instead: &str| {
-        Failure::Usage(format!(
-            "{option} does not apply to --family {family}{instead}"
-        ))
-    };
-    let lanes_only = [
-        ("--lanes", a.lanes.is_some()),
-        ("--joins", a.joins.is_some()),
-        ("--bind-cores", a.bind_cores),
-    ];
-    if a.family != GenFamilyArg::Lanes
-        && let Some((option, _)) = lanes_only.iter().find(|(_, given)| *given)
-    {
-        return Err(Failure::Usage(format!(
-            "{option} applies to --family lanes only"
-        )));
-    }
-    match a.family {
-        GenFamilyArg::Lanes => lanes_config(a, nodes_min, nodes_max),
-        GenFamilyArg::Random => {
-            if a.reach.is_some() {
-                return Err(not_for("--reach", "random", ""));
-            }
-            if a.interleave.is_some() {
-                return Err(not_for("--interleave", "random", ""));
-            }
-            if a.mem_factor.is_some() {
-                return Err(not_for(
-                    "--mem-factor",
-                    "random",
-                    " (it sizes the memories of --family packed; use --tightness)",
-                ));
-            }
-            let d = GenConfig::default();
-            let cfg = GenConfig {
-                seed: a.seed,
-                ops: a.ops,
-                op_types: a.op_types,
-                shapes: a.shapes.unwrap_or(d.shapes),
-                tilings: a.tilings,
-                nodes_min,
-                nodes_max,
-                width: a.width,
-                cores,
-                mem_types: a.mem_types,
-                tightness: a.tightness.unwrap_or(d.tightness),
-                graphs: a.graphs,
-                unusable: a.unusable.unwrap_or(d.unusable),
-                max_time: a.max_time,
-                density: a.density,
-            };
-            cfg.validate().map_err(Failure::Usage)?;
-            Ok(GenFamily::Random(cfg))
-        }
-        GenFamilyArg::Packed => {
-            if a.shapes.is_some() {
-                return Err(not_for(
-                    "--shapes",
-                    "packed",
-                    " (every op is its own group; its shape is its op id)",
-                ));
-            }
-            if a.tightness.is_some() {
-                return Err(not_for("--tightness", "packed", "; use --mem-factor"));
-            }
-            if a.unusable.is_some() {
-                return Err(not_for(
-                    "--unusable",
-                    "packed",
-                    " (every tiling is usable: they all share the op's work)",
-                ));
-            }
-            let &[cores] = cores.as_slice() else {
+    let cores = match a.cores.as_deref() {
+        None => None,
+        Some(text) => {
+            let parsed: Result<Vec<u32>, _> =
+                text.split(',').map(|c| c.trim().parse::<u32>()).collect();
+            let Ok(cores) = parsed else {
                 return Err(Failure::Usage(format!(
-                    "--cores: --family packed has one core type; give a single core count K \
-                     (e.g. --cores 8), got '{cores_text}'"
+                    "--cores expects a comma-separated list of core counts, got '{text}'"
                 )));
             };
-            let cfg = PackedConfig {
-                seed: a.seed,
-                ops: a.ops,
-                op_types: a.op_types,
-                tilings: a.tilings,
-                nodes_min,
-                nodes_max,
-                width: a.width,
-                cores,
-                mem_types: a.mem_types,
-                mem_factor: a.mem_factor.unwrap_or(PackedConfig::default().mem_factor),
-                graphs: a.graphs,
-                max_time: a.max_time,
-                density: a.density,
-                reach: a.reach,
-                interleave: a.interleave.unwrap_or(1),
-            };
-            cfg.validate().map_err(Failure::Usage)?;
-            Ok(GenFamily::Packed(cfg))
+            Some(cores)
         }
-    }
-}
-
-/// `--family lanes`: its options, and the others refused by name.
-fn lanes_config(
-    a: &GenArgs,
-    nodes_min: u32,
-    nodes_max: u32,
-) -> Result<tmin::generate::GenFamily, Failure> {
-    use tmin::generate::{GenFamily, LanesConfig};
-    let refused = [
-        ("--shapes", a.shapes.is_some()),
-        ("--tightness", a.tightness.is_some()),
-        ("--unusable", a.unusable.is_some()),
-        ("--cores", a.cores.is_some()),
-        ("--mem-factor", a.mem_factor.is_some()),
-        ("--reach", a.reach.is_some()),
-        ("--interleave", a.interleave.is_some()),
-    ];
-    if let Some((option, _)) = refused.iter().find(|(_, given)| *given) {
-        return Err(Failure::Usage(format!(
-            "{option} does not apply to --family lanes (its lanes fix memory and cores; see \
-             the end of --help)"
-        )));
-    }
-    let d = LanesConfig::default();
-    let cfg = LanesConfig {
+    };
+    let options = GenOptions {
+        family: match a.family {
+            GenFamilyArg::Random => Family::Random,
+            GenFamilyArg::Packed => Family::Packed,
+            GenFamilyArg::Lanes => Family::Lanes,
+        },
         seed: a.seed,
         ops: a.ops,
         op_types: a.op_types,
+        shapes: a.shapes,
         tilings: a.tilings,
-        nodes_min,
-        nodes_max,
-        lanes: a.lanes.unwrap_or(d.lanes),
+        nodes: (nodes_min, nodes_max),
+        width: a.width,
+        cores,
         mem_types: a.mem_types,
+        tightness: a.tightness,
         graphs: a.graphs,
+        unusable: a.unusable,
+        max_time: a.max_time,
         density: a.density,
-        joins: a.joins.unwrap_or(d.joins),
+        mem_factor: a.mem_factor,
+        reach: a.reach,
+        interleave: a.interleave,
+        lanes: a.lanes,
+        joins: a.joins,
         bind_cores: a.bind_cores,
     };
-    cfg.validate().map_err(Failure::Usage)?;
-    Ok(GenFamily::Lanes(cfg))
+    config(&options).map_err(Failure::Usage)
 }

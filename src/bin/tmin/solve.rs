@@ -290,6 +290,7 @@ pub(crate) fn solve(a: SolveArgs, t0: Instant) -> Result<ExitCode, Failure> {
         start,
         memory_limit_mib: a.memory_limit,
         certify: certifier.clone(),
+        cancel: None,
     };
     let engine = choice.engine();
     let mut result = tmin::pipeline::solve(engine.as_ref(), &inst, &opts);
@@ -394,23 +395,8 @@ pub(crate) fn read_start(
             "--start {name} is not a legal schedule for this instance ({} violations; \
              `tmin check` lists them): {}",
             v.total(),
-            v.kept
-                .iter()
-                .map(|x| x.to_string())
-                .collect::<Vec<_>>()
-                .join("; ")
+            v.kept_text()
         ))
     };
-    let Some(sched) = read.schedule.filter(|_| read.violations.is_empty()) else {
-        return Ok(Err(rejected(&read.violations)));
-    };
-    let g = match tmin::graph::NodeGraph::new(inst, sched.choice.clone()) {
-        Ok(g) => g,
-        Err(e) => return Ok(Err(Failure::Usage(format!("--start {name}: {e}")))),
-    };
-    let v = tmin::schedule::check(&g, &sched, 5);
-    if !v.is_empty() {
-        return Ok(Err(rejected(&v)));
-    }
-    Ok(Ok(sched))
+    Ok(tmin::schedule::legal_schedule(inst, read, 5).map_err(|v| rejected(&v)))
 }

@@ -74,7 +74,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
                 || self
                     .cancel
                     .as_ref()
-                    .is_some_and(|c| c.load(Ordering::Relaxed))
+                    .is_some_and(crate::stop::Cancel::is_set)
             {
                 return Answer::Interrupted;
             }

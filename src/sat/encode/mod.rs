@@ -17,8 +17,6 @@ mod windows;
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::rc::Rc;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use varisat::solver::SolverError;
@@ -296,7 +294,7 @@ pub struct Stats {
 pub struct Limits {
     pub max_bytes: u64,
     pub deadline: Option<Stop>,
-    pub cancel: Option<Arc<AtomicBool>>,
+    pub cancel: Option<crate::stop::Cancel>,
 }
 
 impl Limits {
@@ -356,13 +354,13 @@ pub fn bytes_for(clauses: u128, lits: u128, vars: u128) -> u128 {
 /// learned and the next answer needs no reload.
 fn fresh_solver(
     stop: &Rc<Cell<Option<Stop>>>,
-    cancel: &Option<Arc<AtomicBool>>,
+    cancel: &Option<crate::stop::Cancel>,
 ) -> Solver<'static> {
     let mut solver = Solver::new();
     let (stop, cancel) = (stop.clone(), cancel.clone());
     solver.set_terminate(move || {
         stop.get().is_some_and(|s| s.passed())
-            || cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed))
+            || cancel.as_ref().is_some_and(crate::stop::Cancel::is_set)
     });
     solver
 }
@@ -404,7 +402,7 @@ pub struct Encoder<'m, 'a> {
     pub m: ModelRef<'m, 'a>,
     solver: Solver<'static>,
     stop: Rc<Cell<Option<Stop>>>,
-    cancel: Option<Arc<AtomicBool>>,
+    cancel: Option<crate::stop::Cancel>,
     n_vars: u32,
     /// The instants integers may take.
     pub pts: Points,
@@ -669,7 +667,7 @@ impl<'m, 'a> Encoder<'m, 'a> {
                 .limits
                 .cancel
                 .as_ref()
-                .is_some_and(|c| c.load(Ordering::Relaxed))
+                .is_some_and(crate::stop::Cancel::is_set)
         {
             self.halted = Some(EncodeStop::Deadline);
         }
