@@ -24,6 +24,8 @@ pub mod pipeline;
 pub mod plot;
 pub mod portfolio;
 pub mod prep;
+#[cfg(feature = "python")]
+pub mod python;
 pub mod registry;
 pub mod report;
 pub mod rng;

@@ -1,0 +1,117 @@
+"""tmin.check against `tmin check`, rule by rule, and the rows a violation names."""
+
+import json
+import random
+import subprocess
+
+import pytest
+
+import tmin
+
+PAIRS = [
+    ("instances/example1.txt", "instances/example1.schedule.txt"),
+    ("instances/example2.txt", "instances/example2.schedule.txt"),
+    ("tests/data/empty-op-between.txt", "tests/data/empty-op-between.schedule"),
+    ("tests/data/many-core-types.txt", "tests/data/many-core-types.schedule"),
+    ("tests/data/wide-tilings.txt", "tests/data/wide-tilings.one-row-per-op.schedule"),
+    ("tests/data/work-2pow64.txt", "tests/data/work-2pow64.schedule"),
+]
+
+
+def cli_check(cli, instance, schedule):
+    out = subprocess.run(
+        [cli, "check", str(instance), str(schedule), "--json"], capture_output=True, text=True
+    )
+    assert out.returncode in (0, 1), out.stderr
+    return json.loads(out.stdout)
+
+
+def agree(cli, inst, instance_path, schedule_path):
+    """The verdict from a file, from its text and from its rows agrees with the CLI's."""
+    want = cli_check(cli, instance_path, schedule_path)
+    text = schedule_path.read_text()
+    for given in (schedule_path, text):
+        got = tmin.check(inst, given)
+        assert got.legal == want["legal"] and bool(got) == want["legal"]
+        makespan = want["makespan"]
+        assert got.makespan == (int(makespan) if makespan is not None else None)
+        assert got.violation_count == want["violation_count"]
+        assert got.counts == want["counts"]
+        assert got.rows == want["rows"]
+        assert [(v.kind, v.message, [list(n) for n in v.nodes]) for v in got.violations] == [
+            (v["rule"], v["message"], v["nodes"]) for v in want["violations"]
+        ]
+    return want
+
+
+@pytest.mark.parametrize("instance,schedule", PAIRS)
+def test_bundled_schedules_agree_with_the_cli(cli, root, instance, schedule):
+    inst = tmin.Instance.read(root / instance)
+    agree(cli, inst, root / instance, root / schedule)
+
+
+def mutations(rows, rng):
+    """Broken copies of legal rows, one kind of fault each."""
+    k = rng.randrange(len(rows))
+    op, t, node, start, core = rows[k]
+    yield "start later", rows[:k] + [(op, t, node, start + rng.randint(1, 7), core)] + rows[k + 1:]
+    yield "start earlier", rows[:k] + [(op, t, node, max(0, start - 3), core)] + rows[k + 1:]
+    yield "core id out of range", rows[:k] + [(op, t, node, start, core + 1000)] + rows[k + 1:]
+    yield "all on core 0", [(o, tt, n, s, 0) for o, tt, n, s, _ in rows]
+    yield "a row twice", rows + [rows[k]]
+    yield "a row missing", rows[:k] + rows[k + 1:]
+    yield "an unknown op", rows + [(10**6, 0, 1, 0, 0)]
+    yield "all at once", [(o, tt, n, 0, c) for o, tt, n, _, c in rows]
+
+
+def test_broken_schedules_agree_with_the_cli_and_name_their_rows(cli, root, tmp_path):
+    rng = random.Random(7)
+    seen = set()
+    for seed in (1, 2, 3):
+        g = tmin.gen("random", seed=seed, ops=8, tightness=0.8)
+        path = tmp_path / f"g{seed}.txt"
+        path.write_text(g.text)
+        inst = tmin.Instance.read(path)
+        for what, rows in mutations(list(g.witness), rng):
+            sched = tmp_path / "s.txt"
+            sched.write_text("[" + ",".join("[%d,%d,%d,%d,%d]" % r for r in rows) + "]")
+            want = agree(cli, inst, path, sched)
+            got = tmin.check(inst, rows)
+            assert (got.legal, got.violation_count, got.counts) == (
+                want["legal"],
+                want["violation_count"],
+                want["counts"],
+            ), what
+            seen.update(k for k, n in got.counts.items() if n)
+            for v in got.violations:
+                # Every row named holds one of the violation's nodes, and
+                # every row holding one is named.
+                assert v.rows == [i for i, r in enumerate(rows) if (r[0], r[2]) in v.nodes]
+    assert {"structure", "core-id", "precedence", "core-overlap"} <= seen
+
+
+def test_a_memory_violation_names_its_type_and_holders(root):
+    # One memory type of size 10; two one-node ops demanding 6 each, side by side.
+    text = (
+        "SetSocInfo([[0,2]],[[0,10]])\n"
+        "AddOpInfo(1,1,0,[],[[1,0,5]],[[1,0,6]])\n"
+        "GetInferenceScheResult([],[[1,1,1],[2,1,1]])\n"
+    )
+    inst = tmin.Instance.parse(text, "two")
+    v = tmin.check(inst, [(1, 0, 1, 0, 0), (2, 0, 1, 0, 1)])
+    assert not v and v.counts["memory"] >= 1
+    m = next(x for x in v.violations if x.kind == "memory")
+    assert sorted(m.nodes) == [(1, 1), (2, 1)] and sorted(m.rows) == [0, 1] and m.time == 0
+    assert tmin.check(inst, [(1, 0, 1, 0, 0), (2, 0, 1, 5, 1)]).makespan == 10
+
+
+def test_rows_may_be_lists_and_a_bad_row_is_a_type_error(root):
+    inst = tmin.Instance.read(root / "instances" / "example1.txt")
+    rows = tmin.solve(inst, engine="list", time_limit=1).schedule
+    assert tmin.check(inst, [list(r) for r in rows]).legal
+    with pytest.raises(ValueError, match="row 0 has 4 numbers"):
+        tmin.check(inst, [[1, 1, 1, 0]])
+    with pytest.raises(OverflowError):
+        tmin.check(inst, [[1, 1, 1, 0, 2**40]])
+    with pytest.raises(TypeError):
+        tmin.check(inst, 42)
