@@ -263,7 +263,10 @@ pub(crate) fn solve(
                 if let (Some(f), None) = (&on_progress, &raised) {
                     let called = json_to_py(py, &ev).and_then(|d| f.call1(py, (d,)));
                     if let Err(e) = called {
-                        raised = Some(e);
+                        // Ctrl-C while the callback ran is Ctrl-C.
+                        if !e.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
+                            raised = Some(e);
+                        }
                         interrupted = true;
                         cancel.set();
                     }

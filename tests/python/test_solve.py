@@ -66,6 +66,19 @@ def test_an_exception_in_on_progress_stops_the_solve_and_is_raised():
     assert time.monotonic() - t0 < 10
 
 
+def test_ctrl_c_while_on_progress_runs_is_ctrl_c():
+    inst = tight()
+
+    def interrupted(event):
+        if event["event"] == "incumbent":
+            raise KeyboardInterrupt
+
+    t0 = time.monotonic()
+    r = tmin.solve(inst, time_limit=120, on_progress=interrupted)
+    assert r.interrupted and time.monotonic() - t0 < 10
+    assert tmin.check(inst, r).legal
+
+
 def test_the_gil_is_released_while_the_engines_run():
     inst = tight()
     ticks = []
