@@ -434,20 +434,37 @@ fn order_rounds(ctx: &Context, mut r: SolveResult) -> SolveResult {
 /// no probe answered at half its time (a quarter with `levels_after`)
 /// hands the rest to the neighbourhood search, then to the choice
 /// enumeration at the bound's level from its better incumbent. With
-/// `levels_after` and an incumbent within `LEVELS_NEAR` of the bound, the
-/// enumeration comes first.
+/// `levels_after` and an incumbent within `Policy::levels_near` of the
+/// bound, a SAT round on `Policy::near_probe_share` of the time and the
+/// enumeration come first.
 fn memory_round(ctx: &Context, r: SolveResult, levels_after: bool) -> SolveResult {
-    // Near the bound, the level enumeration first (and the round after it
-    // with what it leaves): a few levels to climb, where the round's
-    // probes below the incumbent go unanswered (results/policy.md).
+    // Near the bound, the level enumeration before the round (and the
+    // round after it with what it leaves): a few levels to climb, where
+    // the round's probes below the incumbent go unanswered
+    // (results/policy.md).
     let near = r
         .makespan
         .is_some_and(|m| m as f64 <= r.lower_bound as f64 * (1.0 + POLICY.levels_near));
-    let mut r = if levels_after && near && !r.status.is_settled() {
-        choices(ctx, r, 1.0, Pass::Levels)
-    } else {
-        r
-    };
+    let mut r = r;
+    if levels_after && near && !r.status.is_settled() {
+        // First a short SAT round: one unit below the incumbent over every
+        // tiling choice at once is what proves an optimal incumbent whose
+        // bound the enumeration cannot raise (a choice it leaves undecided
+        // holds the level; results/policy.md).
+        let probe_ctx = ctx.with_deadline(ctx.deadline.share(POLICY.near_probe_share));
+        let probe = SatEngine {
+            first_answer_share: None,
+            hand_back_when_stuck: false,
+            no_bound_probes: false,
+        };
+        r.handed_back = false;
+        r = probe.search(&probe_ctx, r);
+        r.offer_to(&ctx.opts.events);
+        r.handed_back = false;
+        if !r.status.is_settled() && !ctx.deadline.expired() {
+            r = choices(ctx, r, 1.0, Pass::Levels);
+        }
+    }
     if r.status.is_settled() || ctx.deadline.expired() {
         return r;
     }

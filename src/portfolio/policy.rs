@@ -37,6 +37,12 @@ pub struct Policy {
     /// bound it climbs the levels faster than the round's probes below the
     /// incumbent are answered.
     pub levels_near: f64,
+    /// Near the bound (`levels_near`), the share of the time left for a
+    /// SAT round before the level enumeration: its first probe, one unit
+    /// below the incumbent over every tiling choice at once, proves an
+    /// optimal incumbent where a choice the enumeration leaves undecided
+    /// holds its level.
+    pub near_probe_share: f64,
     /// Where the level enumeration follows a SAT round, the share of the
     /// round's time after which a round with no probe answered hands back
     /// (else a half): the enumeration needs the time.
@@ -92,6 +98,7 @@ pub(super) const POLICY: Policy = Policy {
     },
     choice_share: 0.4,
     levels_near: 0.06,
+    near_probe_share: 0.2,
     first_answer_before_levels: 0.25,
     early_levels_near: 0.1,
     choice_nodes: 1_000,
