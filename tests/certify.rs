@@ -347,7 +347,10 @@ fn pruned_tilings_are_certified() {
         none,
         tmin::sat::Policy::default(),
         tmin::solve::DEFAULT_MEMORY_LIMIT_MIB,
-        Some(&c),
+        tmin::sat::Outputs {
+            certify: Some(&c),
+            events: &Default::default(),
+        },
     );
     assert_eq!(r.makespan, Some(18), "{:?}", r.notes);
     let done = conclude(&c, &r);

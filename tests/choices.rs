@@ -68,6 +68,7 @@ fn hasty() -> ChoiceOptions {
         idle: Duration::MAX,
         shared: false,
         pass: Pass::Below,
+        events: Default::default(),
     }
 }
 

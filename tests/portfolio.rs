@@ -162,14 +162,13 @@ fn long_horizons_use_event_points_or_the_milp() {
         },
     );
     let deadline = tmin::stop::Deadline::after(Duration::from_secs(30));
-    let sat = tmin::sat::search_certified(
+    let sat = tmin::sat::search(
         &inst,
         &deadline,
         &bounds,
         list,
         tmin::sat::Policy::default(),
         tmin::solve::DEFAULT_MEMORY_LIMIT_MIB,
-        None,
     );
     assert_eq!(sat.status, Status::Optimal, "{:?}", sat.notes);
     assert!(

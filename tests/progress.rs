@@ -84,6 +84,7 @@ fn events_are_monotone_and_end_with_the_result() {
         (repo("instances/example1.txt"), "auto", "2"),
         (tight.to_str().unwrap().to_string(), "auto", "4"),
         (tight.to_str().unwrap().to_string(), "list", "2"),
+        (tight.to_str().unwrap().to_string(), "sat", "10"),
     ] {
         let file = tmp_in("progress", "events.jsonl", b"");
         let (code, out, err) = tmin(&[
@@ -109,6 +110,16 @@ fn events_are_monotone_and_end_with_the_result() {
             ev.iter().any(|e| e["event"] == "bound"),
             "{engine}: {lines}"
         );
+        if engine == "sat" {
+            // The descent's better models as found, not only at its end.
+            let end = ev.last().unwrap()["seconds"].as_f64().unwrap();
+            assert!(
+                ev.iter().any(|e| e["engine"] == "sat"
+                    && e["step"].as_str().is_some_and(|s| s.starts_with("descent"))
+                    && e["seconds"].as_f64().unwrap() < end - 0.5),
+                "{lines}"
+            );
+        }
         if inst.ends_with("example1.txt") {
             assert_eq!(summary["makespan"], 38);
             assert_eq!(summary["status"], "optimal");

@@ -342,7 +342,10 @@ fn lazy_cuts_over_the_budget_far_below_the_first_horizon_encode_again() {
         inc,
         Default::default(),
         budget_mib,
-        Some(&certifier),
+        tmin::sat::Outputs {
+            certify: Some(&certifier),
+            events: &Default::default(),
+        },
     );
     assert_eq!(r.internal_error, None, "{:?}", r.notes);
     assert_eq!(

@@ -282,6 +282,7 @@ pub fn choice_search(ctx: &Context, r: SolveResult, share: f64, pass: Pass) -> S
             (span / 8).max(Duration::from_secs(8))
         },
         pass,
+        events: ctx.opts.events.clone(),
         ..base
     };
     let out = crate::sat::choices::search(

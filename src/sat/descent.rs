@@ -53,6 +53,8 @@ pub(super) struct Probing<'x, 'a> {
     pub(super) lb0: u64,
     pub(super) incumbent: Option<u128>,
     pub(super) budget: u64,
+    /// Each better model, offered to the solve's events as found.
+    pub(super) progress: crate::solve::Progress,
 }
 
 impl Probing<'_, '_> {
@@ -346,15 +348,21 @@ impl Descent {
         );
         let mut found = to_schedule(m, d);
         let mut ms = ms;
+        // Starts and durations are whole units (`to_schedule`).
+        let mut exact = cx.time(ms);
         if let Some(f) = crate::list::polish(cx.inst, &found, cx.lb0, cx.deadline) {
             log::info!(
                 "sat: the model polished by forward-backward to {}",
                 f.makespan
             );
             ms = ms.min(f.makespan.div_ceil(cx.g));
+            exact = u128::from(f.makespan);
             found = f.schedule;
             self.polished += 1;
         }
+        cx.progress.offer(cx.inst, &found, exact, "sat", || {
+            format!("descent, makespan <= {}", cx.time(t))
+        });
         self.best = Some(found);
         if ms == 0 {
             return Flow::Stop;

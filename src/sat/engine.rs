@@ -47,7 +47,10 @@ impl Engine for SatEngine {
             incumbent,
             policy,
             ctx.opts.memory_limit_mib,
-            ctx.opts.certify.as_deref(),
+            crate::sat::Outputs {
+                certify: ctx.opts.certify.as_deref(),
+                events: &ctx.opts.events,
+            },
         )
     }
     fn certifies(&self) -> bool {

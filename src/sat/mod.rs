@@ -302,7 +302,21 @@ pub fn search(
     policy: Policy,
     memory_limit_mib: u64,
 ) -> SolveResult {
-    search_certified(inst, deadline, bounds, res, policy, memory_limit_mib, None)
+    let events = crate::events::Events::default();
+    let out = Outputs {
+        certify: None,
+        events: &events,
+    };
+    search_certified(inst, deadline, bounds, res, policy, memory_limit_mib, out)
+}
+
+/// Where a search's answers go besides its result: the certificates of
+/// its UNSAT answers (`--certify`), and each better schedule to the
+/// solve's events as found.
+#[derive(Clone, Copy)]
+pub struct Outputs<'x> {
+    pub certify: Option<&'x Certifier>,
+    pub events: &'x crate::events::Events,
 }
 
 /// What `candidate_tilings` leaves: the candidates per op with the result so
@@ -627,8 +641,9 @@ pub fn search_certified(
     mut res: SolveResult,
     policy: Policy,
     memory_limit_mib: u64,
-    certify: Option<&Certifier>,
+    out: Outputs<'_>,
 ) -> SolveResult {
+    let Outputs { certify, events } = out;
     let budget = budget_bytes(memory_limit_mib);
 
     // 2. Candidate tilings: dominated ones dropped, then those that cannot be
@@ -726,6 +741,7 @@ pub fn search_certified(
         lb0,
         incumbent,
         budget,
+        progress: crate::solve::Progress::new(false, events.clone()),
     };
     let mut d = Descent::new(lo, tmax, deadline);
     while d.lo <= d.hi {

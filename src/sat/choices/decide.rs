@@ -82,6 +82,9 @@ impl<'a> Search<'_, 'a> {
             ms = p;
         }
         log::debug!("choices: a schedule of makespan {ms}");
+        // Validated above (`validated`).
+        self.events
+            .incumbent(ms, "sat", || "choice search".to_string());
         self.prefer = Some(sched.choice.clone());
         self.ub = ms;
         self.best = Some(sched);

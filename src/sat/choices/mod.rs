@@ -88,6 +88,8 @@ pub struct ChoiceOptions {
     /// Below the incumbent, or at the level of the bound (a destructive
     /// enumeration that raises the bound), early or not.
     pub pass: Pass,
+    /// Where each better schedule goes as found (the solve's events).
+    pub events: crate::events::Events,
 }
 
 impl Default for ChoiceOptions {
@@ -102,6 +104,7 @@ impl Default for ChoiceOptions {
             idle: Duration::MAX,
             shared: true,
             pass: Pass::Below,
+            events: crate::events::Events::default(),
         }
     }
 }
@@ -228,6 +231,8 @@ struct Search<'m, 'a> {
     /// Encodings of choices (encoded alone) whose answer at a level the
     /// clock cut short: the next answer there goes on (`decide_alone`).
     kept: Vec<Kept<'a>>,
+    /// Where each better schedule goes as found.
+    events: crate::events::Events,
 }
 
 /// A choice's encoding kept between its answers at one level.
@@ -369,6 +374,7 @@ pub fn search(
         relaxation: None,
         prefer: start.map(|st| st.choice.clone()),
         kept: Vec::new(),
+        events: opts.events.clone(),
     };
     s.stats.shared = s.shared.is_some();
     if opts.pass == Pass::EarlyLevels && s.shared.is_none() {
