@@ -122,14 +122,7 @@ pub(crate) fn json_to_py<'py>(
             (None, Some(i)) => i.into_pyobject(py)?.into_any(),
             _ => n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any(),
         },
-        // Makespans beyond u64 are strings of their digits in the JSON
-        // (`report::num`); Python ints hold them exactly.
-        Value::String(s) => match s.parse::<u128>() {
-            Ok(x) if s.len() > 19 && s.bytes().all(|b| b.is_ascii_digit()) => {
-                x.into_pyobject(py)?.into_any()
-            }
-            _ => s.into_pyobject(py)?.into_any(),
-        },
+        Value::String(s) => s.into_pyobject(py)?.into_any(),
         Value::Array(a) => {
             let items = a
                 .iter()
@@ -140,7 +133,18 @@ pub(crate) fn json_to_py<'py>(
         Value::Object(o) => {
             let d = PyDict::new(py);
             for (k, x) in o {
-                d.set_item(k, json_to_py(py, x)?)?;
+                // Times beyond u64 are strings of their digits in the JSON
+                // (`report::num`); Python ints hold them exactly.
+                let wide = match (k.as_str(), x) {
+                    ("makespan" | "time" | "held" | "t_max", Value::String(s)) => {
+                        s.parse::<u128>().ok()
+                    }
+                    _ => None,
+                };
+                match wide {
+                    Some(n) => d.set_item(k, n)?,
+                    None => d.set_item(k, json_to_py(py, x)?)?,
+                }
             }
             d.into_any()
         }

@@ -103,3 +103,14 @@ def test_the_time_limit_is_kept():
     t0 = time.monotonic()
     tmin.solve(inst, time_limit=2)
     assert time.monotonic() - t0 < 2.5
+
+
+def test_makespans_beyond_64_bits_are_exact_ints(root):
+    inst = tmin.Instance.read(root / "tests" / "data" / "makespan-beyond-u64.txt")
+    events = []
+    r = tmin.solve(inst, time_limit=2, on_progress=events.append)
+    assert r.makespan == 2 * (2**64 - 1)
+    assert tmin.check(inst, r).makespan == r.makespan
+    assert [e["makespan"] for e in events if "makespan" in e][-1] == r.makespan
+    assert all(isinstance(e.get("makespan", 0), int) for e in events)
+    assert tmin.check(inst, r.schedule_text()).makespan == r.makespan
