@@ -187,6 +187,21 @@ pub struct Deadline {
     pub effort_end: Option<Duration>,
 }
 
+/// Time limits beyond this (about ten years) mean "no limit".
+pub const NO_LIMIT_SECS: f64 = 10.0 * 365.25 * 86_400.0;
+
+/// A time limit in seconds as a Duration (`--time-limit`, Python's
+/// `time_limit=`): `None` unless finite and non-negative; above ten years
+/// (or beyond what a Duration holds, e.g. 1e30) it is ten years, i.e. no
+/// limit.
+pub fn time_limit(secs: f64) -> Option<Duration> {
+    if !(secs.is_finite() && secs >= 0.0) {
+        return None;
+    }
+    let capped = secs.min(NO_LIMIT_SECS);
+    Some(Duration::try_from_secs_f64(capped).unwrap_or(Duration::from_secs(NO_LIMIT_SECS as u64)))
+}
+
 /// The instant `d` after `from`, or a far-future instant when `from + d` is not
 /// representable (`Instant + Duration` panics on overflow): a time limit of
 /// 10^19 s means no limit, not a crash.

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use super::check::ScheduleArg;
 use super::instance::Instance;
 use super::{InternalError, Status, json_to_py, parse_error, value_error};
-use crate::schedule::{Row, Schedule};
+use crate::schedule::Row;
 
 /// The proven lower bounds of an instance, valid for every tiling choice.
 #[pyclass(frozen, get_all, module = "tmin", name = "Bound")]
@@ -30,15 +30,20 @@ impl LowerBound {
     }
 }
 
-/// A time limit in seconds as a duration: negative or NaN is refused,
-/// beyond what a duration holds is no limit.
+/// A time limit in seconds (`stop::time_limit`; `float("inf")` too means
+/// no limit), or the `ValueError` naming the argument.
 fn seconds(name: &str, s: f64) -> PyResult<Duration> {
-    if s.is_nan() || s < 0.0 {
-        return Err(value_error(format!(
-            "{name} must be a number of seconds >= 0, got {s}"
-        )));
-    }
-    Ok(Duration::try_from_secs_f64(s).unwrap_or(Duration::MAX))
+    // (`f64::min` would also turn NaN into a limit.)
+    let finite = if s == f64::INFINITY {
+        crate::stop::NO_LIMIT_SECS
+    } else {
+        s
+    };
+    crate::stop::time_limit(finite).ok_or_else(|| {
+        value_error(format!(
+            "{name} must be a non-negative number of seconds, got {s}"
+        ))
+    })
 }
 
 /// The lower bounds `tmin bound` computes: the combinatorial bounds, the
@@ -98,13 +103,14 @@ pub(crate) struct Result {
     /// before its time limit.
     #[pyo3(get)]
     interrupted: bool,
-    schedule: Option<(Arc<crate::instance::Instance>, Schedule, Vec<Row>)>,
+    /// The schedule's rows, op by op (`schedule::rows_of`).
+    rows: Option<Vec<Row>>,
 }
 
 impl Result {
     /// The schedule's rows, when there is one.
     pub(crate) fn rows(&self) -> Option<&[Row]> {
-        self.schedule.as_ref().map(|s| s.2.as_slice())
+        self.rows.as_deref()
     }
 }
 
@@ -120,13 +126,11 @@ impl Result {
     /// The schedule in the output format `[[OpId,Tiling,NodeId,Start,CoreId],...]`
     /// (None without one), as `tmin solve -o` writes it.
     fn schedule_text(&self) -> PyResult<Option<String>> {
-        let Some((inst, s, _)) = &self.schedule else {
+        let Some(rows) = self.rows() else {
             return Ok(None);
         };
-        let g =
-            crate::graph::NodeGraph::new(inst, s.choice.clone()).map_err(InternalError::new_err)?;
         let mut out = Vec::new();
-        crate::schedule::write_schedule(&g, s, &mut out)
+        crate::schedule::write_rows(rows.iter().copied(), &mut out)
             .map_err(|e| InternalError::new_err(e.to_string()))?;
         String::from_utf8(out)
             .map(Some)
@@ -304,13 +308,11 @@ pub(crate) fn solve(
         notes.push("interrupted (Ctrl-C): the best schedule and bound so far".into());
     }
     let gap = r.gap();
-    let schedule = match r.schedule {
+    let rows = match &r.schedule {
         Some(s) => {
             let g = crate::graph::NodeGraph::new(&inst, s.choice.clone())
                 .map_err(InternalError::new_err)?;
-            let rows = crate::schedule::rows_of(&g, &s).collect();
-            drop(g);
-            Some((inst.clone(), s, rows))
+            Some(crate::schedule::rows_of(&g, s).collect())
         }
         None => None,
     };
@@ -324,6 +326,6 @@ pub(crate) fn solve(
         seconds,
         notes,
         interrupted,
-        schedule,
+        rows,
     })
 }

@@ -452,11 +452,16 @@ fn incomplete(
 pub fn write_schedule(
     g: &crate::graph::NodeGraph,
     sched: &Schedule,
-    mut w: impl Write,
+    w: impl Write,
 ) -> std::io::Result<()> {
+    write_rows(rows_of(g, sched), w)
+}
+
+/// Writes rows in the output format, one line plus a newline.
+pub fn write_rows(rows: impl IntoIterator<Item = Row>, mut w: impl Write) -> std::io::Result<()> {
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
     buf.push(b'[');
-    for (k, row) in rows_of(g, sched).enumerate() {
+    for (k, row) in rows.into_iter().enumerate() {
         if k > 0 {
             buf.push(b',');
         }

@@ -12,7 +12,7 @@ pub use check::{
 pub use cores::{CoreShortage, assign_cores};
 pub use io::{
     ReadOutcome, Row, parse_rows, read_schedule, read_schedule_until, rows_of, schedule_from_rows,
-    write_schedule,
+    write_rows, write_schedule,
 };
 
 use crate::graph::NodeGraph;

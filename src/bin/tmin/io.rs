@@ -8,9 +8,6 @@ use std::time::Duration;
 use tmin::error::InputError;
 use tmin::instance::{self, Instance};
 
-/// Time limits beyond this (about ten years) mean "no limit".
-pub(crate) const NO_LIMIT_SECS: f64 = 10.0 * 365.25 * 86_400.0;
-
 pub(crate) enum Failure {
     Input(InputError),
     Usage(String),
@@ -73,14 +70,12 @@ pub(crate) fn print_err(text: &str) -> Result<(), Failure> {
         .map_err(io_failure)
 }
 
-/// The time limit as a Duration: above ten years (or beyond what a Duration
-/// holds, e.g. 1e30) it is ten years, i.e. no limit.
+/// The time limit as a Duration (`stop::time_limit`): above ten years it
+/// is ten years, i.e. no limit.
 pub(crate) fn time_limit(secs: f64) -> Result<Duration, Failure> {
-    if !(secs.is_finite() && secs >= 0.0) {
-        return Err(Failure::Usage(format!(
+    tmin::stop::time_limit(secs).ok_or_else(|| {
+        Failure::Usage(format!(
             "--time-limit expects a non-negative number of seconds, got {secs}"
-        )));
-    }
-    let capped = secs.min(NO_LIMIT_SECS);
-    Ok(Duration::try_from_secs_f64(capped).unwrap_or(Duration::from_secs(NO_LIMIT_SECS as u64)))
+        ))
+    })
 }
