@@ -484,25 +484,13 @@ fn a_searched_serial_order_is_a_guide() {
     assert!(n.found > n.tried / 2, "found {} of {}", n.found, n.tried);
 }
 
-#[derive(Default)]
-struct SerialCounts {
-    tried: usize,
-    found: usize,
-    exist: usize,
-}
-
-/// `a_searched_serial_order_is_a_guide` on every tiling choice of `inst`;
-/// `feasible`: whether the instance has a legal schedule.
-fn serial_orders(inst: &Instance, seed: u64, feasible: bool, what: &str, n: &mut SerialCounts) {
-    use tmin::graph::NodeGraph;
-    use tmin::list::serial_search::{exhaustive, searched_order};
-    use tmin::list::sgs::{Guide, Model};
-    let far = Deadline::after(Duration::from_secs(3600));
+/// Every tiling choice of `inst` (usable tilings); `None` when an op has none.
+fn every_choice(inst: &Instance) -> Option<Vec<Vec<u32>>> {
     let per_op: Vec<Vec<u32>> = (0..inst.graph.n_ops() as u32)
         .map(|o| inst.usable_tilings(o).collect())
         .collect();
     if per_op.iter().any(|t| t.is_empty()) {
-        return;
+        return None;
     }
     let mut choices: Vec<Vec<u32>> = vec![Vec::new()];
     for ts in &per_op {
@@ -517,6 +505,26 @@ fn serial_orders(inst: &Instance, seed: u64, feasible: bool, what: &str, n: &mut
             })
             .collect();
     }
+    Some(choices)
+}
+
+#[derive(Default)]
+struct SerialCounts {
+    tried: usize,
+    found: usize,
+    exist: usize,
+}
+
+/// `a_searched_serial_order_is_a_guide` on every tiling choice of `inst`;
+/// `feasible`: whether the instance has a legal schedule.
+fn serial_orders(inst: &Instance, seed: u64, feasible: bool, what: &str, n: &mut SerialCounts) {
+    use tmin::graph::NodeGraph;
+    use tmin::list::serial_search::{exhaustive, searched_order};
+    use tmin::list::sgs::{Guide, Model};
+    let far = Deadline::after(Duration::from_secs(3600));
+    let Some(choices) = every_choice(inst) else {
+        return;
+    };
     for choice in choices {
         let g = NodeGraph::new(inst, choice).unwrap();
         let what = format!("choice {:?}, {what}", g.choice);
@@ -600,4 +608,114 @@ fn the_choice_levels_never_pass_the_optimum() {
         }
     }
     tight.assert_tight(&["tiling choices"]);
+}
+
+/// The insertion scheme (`src/list/insertion.rs`) on every tiling choice of
+/// the corner instances and of tiny memory-tight ones: every schedule it
+/// completes is legal (the validator) and never below the brute-force
+/// optimum, from serial guides and from random topological lists alike; and
+/// from a guide (a list whose serial schedule is legal) it completes on all
+/// but the rare joint starts it does not form.
+#[test]
+fn the_insertion_scheme_places_legally() {
+    let mut n = InsertionCounts::default();
+    for seed in 1..=cases() / 2 {
+        let c = Case::new(seed);
+        let what = format!("seed {seed}\n{}", c.text);
+        insertion_passes(&c.inst, seed, c.brute.optimum, &what, &mut n);
+    }
+    for seed in 1..=cases() / 50 {
+        let inst = common::memory_tight(seed, 4, (2, 4));
+        insertion_passes(
+            &inst,
+            seed,
+            None,
+            &format!("memory-tight seed {seed}"),
+            &mut n,
+        );
+    }
+    eprintln!(
+        "insertion passes: {} of {} guides, {} of {} random lists completed",
+        n.guide_done, n.guides, n.random_done, n.random
+    );
+    assert!(n.guides > 0 && n.random_done > 0);
+    assert!(
+        n.guide_done * 10 >= n.guides * 9,
+        "{} of {} guides",
+        n.guide_done,
+        n.guides
+    );
+}
+
+#[derive(Default)]
+struct InsertionCounts {
+    guides: usize,
+    guide_done: usize,
+    random: usize,
+    random_done: usize,
+}
+
+fn insertion_passes(
+    inst: &Instance,
+    seed: u64,
+    optimum: Option<u128>,
+    what: &str,
+    n: &mut InsertionCounts,
+) {
+    use tmin::graph::NodeGraph;
+    use tmin::list::insertion::Insertion;
+    use tmin::list::serial_search::searched_order;
+    use tmin::list::sgs::activity_list;
+    use tmin::list::sgs::{Guide, Model};
+    let far = Deadline::after(Duration::from_secs(3600));
+    let Some(choices) = every_choice(inst) else {
+        return;
+    };
+    let mut rng = tmin::rng::SplitMix64::new(seed);
+    for choice in choices {
+        let g = NodeGraph::new(inst, choice).unwrap();
+        let what = format!("choice {:?}, {what}", g.choice);
+        let Some(ins) = Insertion::new(&g) else {
+            continue;
+        };
+        let total: u64 = (0..g.n_nodes() as u32).map(|v| g.dur(v)).sum();
+        let horizon = total.max(1);
+        if !ins.fits(horizon) {
+            continue;
+        }
+        let check = |start: Vec<u64>, kind: &str| {
+            let s = ins.schedule(start);
+            let v = tmin::schedule::check(&g, &s, 5);
+            assert!(
+                v.is_empty(),
+                "illegal insertion schedule ({kind}) {:?}: {what}",
+                v.kept
+            );
+            let ms = s.makespan(&g);
+            assert!(
+                ms <= u128::from(horizon),
+                "{kind}: {ms} past the horizon {horizon}: {what}"
+            );
+            if let Some(opt) = optimum {
+                assert!(ms >= opt, "{kind}: {ms} below the optimum {opt}: {what}");
+            }
+        };
+        if let Some(list) = searched_order(&g, &far, 20_000, seed) {
+            let (gd, _) = Guide::new(&Model::new(&g), &list, &far).expect("a guide");
+            n.guides += 1;
+            if let Some(start) = ins.pass(gd.list(), horizon, &far) {
+                n.guide_done += 1;
+                check(start, "guide");
+            }
+        }
+        for _ in 0..3 {
+            let keys: Vec<u64> = (0..g.n_nodes()).map(|_| rng.next_u64()).collect();
+            let list = activity_list(&g, &keys);
+            n.random += 1;
+            if let Some(start) = ins.pass(&list, horizon, &far) {
+                n.random_done += 1;
+                check(start, "random list");
+            }
+        }
+    }
 }

@@ -2,7 +2,9 @@
 //!
 //! For a tiling choice, passes of the schedule generation scheme (`sgs`) run with
 //! several priority rules, then randomised sampling and forward-backward
-//! improvement until the time limit (`search`). Where memory can bind, a
+//! improvement until the time limit (`search`); where memory can bind, a
+//! search over op orders decoded by the serial scheme with insertion
+//! (`insertion`) comes before the sampling. Where memory can bind, a
 //! memory-frugal serial schedule comes first and guards every later pass, so
 //! passes cannot deadlock (`sgs::guide`). When neither frugal order fits memory
 //! even serially, for both starting tiling choices, a repair walk (`repair`)
@@ -15,6 +17,7 @@
 pub mod backward;
 pub mod engine;
 pub mod frugal;
+pub mod insertion;
 pub mod policy;
 pub mod priority;
 pub mod repair;

@@ -48,6 +48,16 @@ pub struct Policy {
     /// that the first phase's share could end on the serial schedule
     /// (results/policy.md).
     pub costly_free_nodes: usize,
+    /// The insertion search (`Searcher::insertion_search`, before sampling
+    /// where memory can bind): it hands the time back to sampling after
+    /// `insertion_patience` op moves in a row without a shorter schedule,
+    /// or once it has had `insertion_trial` moves or `insertion_trial_share`
+    /// of the time left while still more than 5 % above the parallel
+    /// scheme's best (where op-contiguous lists interleave ops less well
+    /// than the scheme's passes, results/policy.md).
+    pub insertion_patience: usize,
+    pub insertion_trial: usize,
+    pub insertion_trial_share: f64,
 }
 
 /// The list engine's policy.
@@ -64,6 +74,9 @@ pub const POLICY: Policy = Policy {
     searched_steps: 100,
     incumbent_patience: 200,
     costly_free_nodes: 200_000,
+    insertion_patience: 1000,
+    insertion_trial: 300,
+    insertion_trial_share: 0.25,
 };
 
 impl Policy {

@@ -62,6 +62,9 @@ enum Unguarded {
 /// memory traps greedy passes changes little with a few tilings.
 pub type FreeStats = [(usize, usize, usize); 4];
 
+/// How far the insertion search moves an op in the op order.
+const OP_MOVE: usize = 8;
+
 /// Above this many nodes the static paths are not kept between rules.
 const KEEP_PATHS_UP_TO: usize = 2_000_000;
 
@@ -99,6 +102,14 @@ pub struct Searcher<'g, 'a> {
     /// The guide's serial order as keys, until `deterministic` has used it
     /// (kept only up to `KEEP_PATHS_UP_TO` nodes).
     guide_order: Option<Vec<u64>>,
+}
+
+/// The latest end of an insertion pass's starts (all below its horizon).
+fn ends(g: &NodeGraph, start: &[u64]) -> u64 {
+    (0..g.n_nodes())
+        .map(|v| start[v] + g.dur(v as u32))
+        .max()
+        .unwrap_or(0)
 }
 
 /// Makespan of a schedule built by the scheme, saturated at u64::MAX (only
@@ -213,6 +224,22 @@ impl<'g, 'a> Searcher<'g, 'a> {
             });
         }
         ms
+    }
+
+    /// Keeps an insertion pass's schedule of makespan `ms` when it is the
+    /// best so far and passes the validator (the scheme's argument is
+    /// tested, models/list.md; a schedule that failed would be an engine
+    /// bug, logged and dropped instead of replacing a legal best).
+    fn consider_checked(&mut self, s: Schedule, ms: u64, pass: usize) {
+        if self.best.as_ref().is_some_and(|b| ms >= b.makespan) {
+            return;
+        }
+        let v = crate::schedule::check(self.g, &s, 1);
+        if v.is_empty() {
+            self.consider(s, format!("insertion pass {pass}"));
+        } else {
+            log::error!("an insertion pass broke a rule: {:?}", v.kept);
+        }
     }
 
     /// A large graph where memory binds: see `Policy::costly_free_nodes`.
@@ -739,6 +766,129 @@ impl<'g, 'a> Searcher<'g, 'a> {
         }
     }
 
+    /// Local search over op orders, each decoded by the insertion scheme
+    /// (`insertion.rs`) as the ops' nodes one op after another: from the
+    /// memory-frugal and the input op order, one op moved by up to
+    /// `OP_MOVE` places where its op edges allow, kept when the schedule is
+    /// no longer (models/list.md, "Insertion passes"). Until `deadline`,
+    /// `target`, or the list policy's patience and trial
+    /// (`Policy::insertion_*`).
+    fn insertion_search(&mut self, rng: &mut Rng, target: u64, deadline: &Deadline) {
+        let g = self.g;
+        let Some(ins) = super::insertion::Insertion::new(g) else {
+            return;
+        };
+        let Some(b) = &self.best else { return };
+        // The first lists may be far from the best schedule (a frugal
+        // order's insertion schedule is often better than its serial one):
+        // a horizon up to the serial makespan, within the cells a pass may use.
+        let total: u64 = (0..g.n_nodes() as u32)
+            .map(|v| g.dur(v))
+            .fold(0, u64::saturating_add);
+        let mut horizon = total.max(b.makespan);
+        while horizon > b.makespan && !ins.fits(horizon) {
+            horizon = (horizon / 2).max(b.makespan);
+        }
+        if !ins.fits(horizon) {
+            return;
+        }
+        // Op orders: the memory-frugal one, the input one.
+        let mut cur: Option<(Vec<u32>, u64)> = None;
+        let mut firsts: Vec<Vec<u32>> = Vec::new();
+        if let Some(ops) = frugal::memory_order(g, deadline) {
+            firsts.push(ops);
+        }
+        firsts.push(frugal::input_order(g));
+        let mut passes = 0usize;
+        let mut improved = 0usize;
+        let mut failed = 0usize;
+        for ops in firsts {
+            passes += 1;
+            if let Some(st) = ins.pass(&frugal::node_list(g, &ops), horizon, deadline) {
+                let ms = ends(g, &st);
+                if cur.as_ref().is_none_or(|c| ms < c.1) {
+                    cur = Some((ops, ms));
+                    self.consider_checked(ins.schedule(st), ms, passes);
+                }
+            }
+        }
+        let Some((mut ops, mut ms)) = cur else {
+            log::debug!("insertion search: no first list completes (horizon {horizon})");
+            return;
+        };
+        let n_ops = ops.len();
+        let mut pos = vec![0usize; n_ops];
+        let t0 = std::time::Instant::now();
+        let start_ms = ms;
+        let mut stalled = 0usize;
+        let list_best = self.best.as_ref().map_or(u64::MAX, |b| b.makespan);
+        let trial = deadline.share(POLICY.insertion_trial_share);
+        while !deadline.expired() && ms > target && stalled < POLICY.insertion_patience && n_ops > 1
+        {
+            // Far behind the scheme's schedules after a fair try: their
+            // sampling gets the time back.
+            if (passes >= POLICY.insertion_trial || trial.expired())
+                && ms > list_best.saturating_add(list_best / 20)
+            {
+                break;
+            }
+            stalled += 1;
+            // Move one op by up to OP_MOVE places, where its edges allow.
+            for (i, &o) in ops.iter().enumerate() {
+                pos[o as usize] = i;
+            }
+            let i = rng.below_mod(n_ops);
+            let o = ops[i];
+            let lo = g
+                .op_preds(o)
+                .iter()
+                .map(|&a| pos[a as usize] + 1)
+                .max()
+                .unwrap_or(0);
+            let hi = g
+                .op_succs(o)
+                .iter()
+                .map(|&b| pos[b as usize])
+                .min()
+                .unwrap_or(n_ops)
+                - 1;
+            let lo = lo.max(i.saturating_sub(OP_MOVE));
+            let hi = hi.min(i + OP_MOVE);
+            if hi <= lo {
+                continue;
+            }
+            let j = lo + rng.below_mod(hi - lo + 1);
+            if j == i {
+                continue;
+            }
+            let mut next = ops.clone();
+            let x = next.remove(i);
+            next.insert(j, x);
+            passes += 1;
+            // Some room past the makespan: a node that waits for a later
+            // one's release is placed once that one is.
+            let room = Some(ms + ms / 16).filter(|&h| ins.fits(h)).unwrap_or(ms);
+            let Some(st) = ins.pass(&frugal::node_list(g, &next), room, deadline) else {
+                failed += 1;
+                continue;
+            };
+            let m2 = ends(g, &st);
+            if m2 <= ms {
+                if m2 < ms {
+                    improved += 1;
+                    stalled = 0;
+                }
+                ms = m2;
+                ops = next;
+                self.consider_checked(ins.schedule(st), m2, passes);
+            }
+        }
+        log::debug!(
+            "insertion search: {passes} passes ({failed} failed), {improved} improvements, {start_ms} -> {ms} in {:.2} s",
+            t0.elapsed().as_secs_f64()
+        );
+    }
+
     /// Randomised sampling around the rules, with forward-backward on
     /// improvements; stops at the deadline, at `target`, or after `patience`
     /// passes in a row without a better makespan.
@@ -759,6 +909,9 @@ impl<'g, 'a> Searcher<'g, 'a> {
         } else {
             &Rule::ALL
         };
+        if !self.md.memory_is_loose() {
+            self.insertion_search(rng, target, deadline);
+        }
         let base: Vec<Vec<u64>> = rules.iter().map(|&r| self.rule_keys(r)).collect();
         // 16 bytes a node; the keys are all sampling needs.
         self.paths = None;

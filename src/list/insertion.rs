@@ -1,0 +1,741 @@
+//! Serial schedule generation with insertion under the hold rule.
+//!
+//! Nodes are placed one at a time in the order of a topological list, each at
+//! the earliest time the profiles of the nodes placed before it allow; a later
+//! node may land in a gap before an earlier one (insertion), so the schedule is
+//! parallel although the list is serial. The parallel scheme (`sgs`) decides
+//! at each instant which ready nodes start and can trap memory; this scheme
+//! never revisits a placement.
+//!
+//! The hold rule enters through *open holds*. When a node `p` demanding type
+//! `m` is placed while some same-type successor is not, its release time is
+//! not known yet: `p` holds on `[start(p), horizon)`. When its last same-type
+//! successor is placed, the hold is cut back to `[start(p), R(p, m))`, with
+//! `R` the rule's release time (problem.md §4.4). A node with no same-type
+//! successor holds `[start, end)` from the start. So at every moment the
+//! memory profile is what the placed nodes hold, with open holds counted
+//! until the horizon, and a placement fits when
+//!
+//! - its core type has a free core on `[t, t + dur)`;
+//! - for every type it demands, the amount fits beside the profile on
+//!   `[t, t + dur)` (no same-type successor) or on `[t, horizon)` (its own
+//!   hold is open), where the holds it releases (it is the last same-type
+//!   successor of a placed node `p`) count only up to `max(end(p), t, the
+//!   other successors' starts)`.
+//!
+//! Both tests only grow easier as `t` grows for an open hold (the profile's
+//! suffix maximum cannot rise with `t`), so the earliest `t` is found by
+//! jumping past the last violating instant of each test in turn.
+//!
+//! Every placement keeps the profiles within the sizes at every instant
+//! (the tests above; the profile of a type is never below what the placed
+//! nodes hold under the rule, since an open hold is counted to the horizon
+//! and cut back only to its release time once that is known), the list is
+//! topological, and each node waits for its predecessors' ends: a completed
+//! pass is a legal schedule (models/list.md, "Insertion passes"; checked by
+//! the validator on every tiling choice of the corner instances,
+//! tests/corners.rs, and by the caller before a schedule is kept).
+//!
+//! A list whose serial schedule is legal (a guide) leaves room for every
+//! node: when a node is placed, the open holds are exactly what the serial
+//! schedule holds at its start, releases included (so the suffix test holds
+//! at the latest end so far, and the window test after it). Two exceptions
+//! are handled on the way, the first only in part (one holder's successors,
+//! not chains of joint starts): where
+//! the serial schedule starts several successors of one holder at once (a
+//! joint start) the node is placed together with the holder's other
+//! unplaced successors at one instant (`place_jointly`); where a node needs
+//! what a later node of the list releases at the same instant (equal starts
+//! in a schedule's order), it waits and is tried again after each placement,
+//! its open holds reserved at the horizon so that later nodes opening holds
+//! of those types wait behind it. A pass fails when too many nodes wait, one
+//! still waits at the end, or a node fits nowhere below the horizon.
+//!
+//! Cost: O((n + w) log H + e) per pass for n nodes, e edges (op edges
+//! counted once per op), horizon H and w retries of waiting nodes, with one
+//! segment tree of H leaves per core and memory type; passes run only where
+//! `MAX_CELLS` bounds those trees.
+
+use crate::graph::NodeGraph;
+use crate::instance::TypeIdx;
+use crate::schedule::Schedule;
+use crate::stop::Deadline;
+
+/// Largest product of the horizon and the number of profiles (core types
+/// plus memory types) a pass allocates: 32 bytes a cell, 64 MiB.
+pub const MAX_CELLS: u64 = 1 << 21;
+
+/// Range add and "last index above a threshold" over `[0, n)`, values i64.
+struct MaxTree {
+    n: usize,
+    /// Maximum of the subtree, including this node's own pending add.
+    mx: Vec<i64>,
+    /// Add applied to the whole subtree (not pushed down).
+    add: Vec<i64>,
+}
+
+impl MaxTree {
+    fn new(n: usize) -> Self {
+        let size = n.next_power_of_two().max(1);
+        MaxTree {
+            n: size,
+            mx: vec![0; 2 * size],
+            add: vec![0; 2 * size],
+        }
+    }
+
+    /// Adds `d` on `[l, r)`.
+    fn range_add(&mut self, l: usize, r: usize, d: i64) {
+        if l < r {
+            self.upd(1, 0, self.n, l, r.min(self.n), d);
+        }
+    }
+
+    fn upd(&mut self, i: usize, nl: usize, nr: usize, l: usize, r: usize, d: i64) {
+        if r <= nl || nr <= l {
+            return;
+        }
+        if l <= nl && nr <= r {
+            self.mx[i] += d;
+            self.add[i] += d;
+            return;
+        }
+        let mid = (nl + nr) / 2;
+        self.upd(2 * i, nl, mid, l, r, d);
+        self.upd(2 * i + 1, mid, nr, l, r, d);
+        self.mx[i] = self.mx[2 * i].max(self.mx[2 * i + 1]) + self.add[i];
+    }
+
+    /// The last index in `[l, r)` whose value exceeds `thr`.
+    fn last_above(&self, l: usize, r: usize, thr: i64) -> Option<usize> {
+        if l >= r {
+            return None;
+        }
+        self.last(1, 0, self.n, l, r.min(self.n), thr)
+    }
+
+    fn last(&self, i: usize, nl: usize, nr: usize, l: usize, r: usize, thr: i64) -> Option<usize> {
+        if r <= nl || nr <= l || self.mx[i] <= thr {
+            return None;
+        }
+        if nr - nl == 1 {
+            return Some(nl);
+        }
+        let mid = (nl + nr) / 2;
+        let t = thr - self.add[i];
+        self.last(2 * i + 1, mid, nr, l, r, t)
+            .or_else(|| self.last(2 * i, nl, mid, l, r, t))
+    }
+}
+
+/// The static part of the scheme for one node graph.
+pub struct Insertion<'g, 'a> {
+    g: &'g NodeGraph<'a>,
+    /// Per node, the first of its slots (one per memory type it demands, in
+    /// `g.mems(v)` order, amounts above 0 only); `slot[n]` is the count.
+    slot: Vec<u32>,
+    /// Per slot: its memory type and amount.
+    slot_mem: Vec<(TypeIdx, i64)>,
+    /// Per slot of a node that is not a sink: its same-type intra successors.
+    intra_pending: Vec<u32>,
+    /// Per (op, type): the same-type sources of the op's successor ops.
+    op_pending: Vec<u32>,
+    n_types: usize,
+    caps: Vec<i64>,
+    cores: Vec<i64>,
+}
+
+/// A completed pass: start times, in node order.
+pub type Starts = Vec<u64>;
+
+impl<'g, 'a> Insertion<'g, 'a> {
+    /// `None` when a size is 2^52 or more: a profile's i64 holds the size
+    /// plus the reservations of at most `MAX_WAITING` (2^10) waiting nodes,
+    /// each at most the size.
+    pub fn new(g: &'g NodeGraph<'a>) -> Option<Self> {
+        let inst = g.inst;
+        let n_types = inst.platform.mems.len();
+        let mut caps = Vec::with_capacity(n_types);
+        for m in &inst.platform.mems {
+            caps.push(i64::try_from(m.size).ok().filter(|&c| c < 1 << 52)?);
+        }
+        let cores: Vec<i64> = inst
+            .platform
+            .cores
+            .iter()
+            .map(|c| i64::from(c.count))
+            .collect();
+        let n = g.n_nodes();
+        let mut slot = Vec::with_capacity(n + 1);
+        let mut slot_mem = Vec::new();
+        for v in 0..n as u32 {
+            slot.push(slot_mem.len() as u32);
+            for e in g.mems(v) {
+                if e.amount > 0 {
+                    slot_mem.push((e.mem, i64::try_from(e.amount).ok()?));
+                }
+            }
+        }
+        slot.push(slot_mem.len() as u32);
+        let mut intra_pending = vec![0u32; slot_mem.len()];
+        for v in 0..n as u32 {
+            for s in slot[v as usize]..slot[v as usize + 1] {
+                let m = slot_mem[s as usize].0;
+                intra_pending[s as usize] =
+                    g.intra_succs(v).filter(|&w| g.demand(w, m) > 0).count() as u32;
+            }
+        }
+        let n_ops = g.n_ops();
+        let mut src = vec![0u32; n_ops * n_types];
+        for op in 0..n_ops as u32 {
+            for v in g.sources(op) {
+                for s in slot[v as usize]..slot[v as usize + 1] {
+                    src[op as usize * n_types + slot_mem[s as usize].0 as usize] += 1;
+                }
+            }
+        }
+        let mut op_pending = vec![0u32; n_ops * n_types];
+        for a in 0..n_ops as u32 {
+            for &b in g.op_succs(a) {
+                for m in 0..n_types {
+                    op_pending[a as usize * n_types + m] += src[b as usize * n_types + m];
+                }
+            }
+        }
+        Some(Insertion {
+            g,
+            slot,
+            slot_mem,
+            intra_pending,
+            op_pending,
+            n_types,
+            caps,
+            cores,
+        })
+    }
+
+    /// Whether a pass with this horizon stays within `MAX_CELLS` (each
+    /// profile a tree over the next power of two above the horizon).
+    pub fn fits(&self, horizon: u64) -> bool {
+        let profiles = (self.cores.len() + self.n_types) as u64;
+        horizon
+            .checked_add(1)
+            .and_then(u64::checked_next_power_of_two)
+            .and_then(|h| h.checked_mul(profiles))
+            .is_some_and(|c| c <= MAX_CELLS)
+    }
+
+    /// Whether the hold of `v`'s slot `s` is open when `v` is placed: it has
+    /// a same-type successor (none is placed before it in a topological list).
+    fn open(&self, v: u32, s: usize) -> bool {
+        if self.g.is_sink(v) {
+            let op = self.g.node_op[v as usize] as usize;
+            self.op_pending[op * self.n_types + self.slot_mem[s].0 as usize] > 0
+        } else {
+            self.intra_pending[s] > 0
+        }
+    }
+
+    /// The slot of `v` for type `m`, if `v` demands it.
+    fn slot_of(&self, v: u32, m: TypeIdx) -> Option<usize> {
+        (self.slot[v as usize]..self.slot[v as usize + 1])
+            .map(|s| s as usize)
+            .find(|&s| self.slot_mem[s].0 == m)
+    }
+
+    /// Places `list` (a topological order of every node) with every end at
+    /// most `horizon`, or until `deadline`. A node that fits nowhere yet (a later node of the
+    /// list would release what it needs: equal starts in a schedule's order)
+    /// waits, up to `MAX_WAITING` nodes at once, and is tried again after
+    /// each placement. `None` when nodes still wait at the end, too many
+    /// wait, or the horizon is too large (`fits`).
+    pub fn pass(&self, list: &[u32], horizon: u64, deadline: &Deadline) -> Option<Starts> {
+        let g = self.g;
+        if !self.fits(horizon) || list.len() != g.n_nodes() {
+            return None;
+        }
+        let mut st = PassState::new(self, horizon);
+        // Nodes that wait, and whether each holds a reservation.
+        let mut waiting: Vec<(u32, bool)> = Vec::new();
+        for (i, &v) in list.iter().enumerate() {
+            if i % DEADLINE_EVERY == DEADLINE_EVERY - 1 && deadline.expired() {
+                return None;
+            }
+            if st.start[v as usize] != UNPLACED {
+                continue; // placed with a joint group
+            }
+            if !st.place(self, v) && !st.place_jointly(self, v) {
+                if waiting.len() == MAX_WAITING {
+                    return None;
+                }
+                let reserve = st.ready(g, v).is_some();
+                if reserve {
+                    st.reserve(self, v, 1);
+                }
+                waiting.push((v, reserve));
+                continue;
+            }
+            // Each placement may release what a waiting node lacks.
+            let mut i = 0;
+            while i < waiting.len() {
+                let (w, reserved) = waiting[i];
+                if reserved {
+                    st.reserve(self, w, -1);
+                }
+                if st.start[w as usize] != UNPLACED
+                    || st.place(self, w)
+                    || st.place_jointly(self, w)
+                {
+                    waiting.remove(i);
+                    i = 0;
+                } else {
+                    let reserve = st.ready(g, w).is_some();
+                    if reserve {
+                        st.reserve(self, w, 1);
+                    }
+                    waiting[i].1 = reserve;
+                    i += 1;
+                }
+            }
+        }
+        waiting.is_empty().then_some(st.start)
+    }
+
+    /// A schedule (cores assigned) from a completed pass.
+    pub fn schedule(&self, start: Starts) -> Schedule {
+        let g = self.g;
+        Schedule::with_cores(
+            g.inst,
+            g.choice.clone(),
+            start,
+            |v| g.dur(v as u32),
+            |v| usize::from(g.core[v]),
+        )
+    }
+}
+
+/// Placements between two looks at the deadline.
+const DEADLINE_EVERY: usize = 4096;
+
+/// Nodes a pass lets wait for a later placement at once.
+const MAX_WAITING: usize = 1024;
+const _: () = assert!(
+    MAX_WAITING <= 1 << 10,
+    "the profiles' i64 bound (Insertion::new)"
+);
+
+const UNPLACED: u64 = u64::MAX;
+
+/// The profiles and counters of one pass.
+struct PassState {
+    horizon: u64,
+    /// Leaves: one past the horizon (a node of duration 0 may start there).
+    h: usize,
+    mem: Vec<MaxTree>,
+    core: Vec<MaxTree>,
+    start: Vec<u64>,
+    /// Per slot: same-type intra successors not placed yet.
+    intra_left: Vec<u32>,
+    /// Per (op, type): same-type sources of successor ops not placed yet.
+    op_left: Vec<u32>,
+    /// Latest start of a same-type successor placed so far, per slot and
+    /// per (op, type).
+    slot_last: Vec<u64>,
+    op_last: Vec<u64>,
+    /// Per op: sinks not placed yet, and the latest end of those placed.
+    sinks_left: Vec<u32>,
+    op_end: Vec<u64>,
+    /// Holds the node being placed releases: (type, from, amount).
+    releases: Vec<(usize, usize, i64)>,
+    /// While a joint placement is tried: what to undo.
+    log: Option<Vec<Undo>>,
+}
+
+/// One change a joint placement may have to undo.
+enum Undo {
+    /// A profile add: (core profile, type, from, to, amount).
+    Add(bool, usize, usize, usize, i64),
+    /// A node placed (its pending counters are restored from the graph).
+    Start(u32),
+    SlotLast(usize, u64),
+    OpLast(usize, u64),
+    OpEnd(usize, u64),
+}
+
+/// Largest group a joint placement forms.
+const MAX_GROUP: usize = 32;
+
+impl PassState {
+    fn new(ins: &Insertion, horizon: u64) -> Self {
+        let g = ins.g;
+        let h = horizon as usize + 1;
+        PassState {
+            horizon,
+            h,
+            mem: (0..ins.n_types).map(|_| MaxTree::new(h)).collect(),
+            core: (0..ins.cores.len()).map(|_| MaxTree::new(h)).collect(),
+            start: vec![UNPLACED; g.n_nodes()],
+            intra_left: ins.intra_pending.clone(),
+            op_left: ins.op_pending.clone(),
+            slot_last: vec![0; ins.slot_mem.len()],
+            op_last: vec![0; g.n_ops() * ins.n_types],
+            sinks_left: (0..g.n_ops() as u32)
+                .map(|o| g.sinks(o).count() as u32)
+                .collect(),
+            op_end: vec![0; g.n_ops()],
+            releases: Vec::new(),
+            log: None,
+        }
+    }
+
+    /// When `v`'s predecessors are all placed, the earliest instant it may
+    /// start; `None` otherwise.
+    fn ready(&self, g: &NodeGraph, v: u32) -> Option<u64> {
+        let mut ready = 0u64;
+        for p in g.intra_preds(v) {
+            let s = self.start[p as usize];
+            if s == UNPLACED {
+                return None;
+            }
+            ready = ready.max(s + g.dur(p));
+        }
+        if g.is_source(v) {
+            for &a in g.op_preds(g.node_op[v as usize]) {
+                if self.sinks_left[a as usize] > 0 {
+                    return None;
+                }
+                ready = ready.max(self.op_end[a as usize]);
+            }
+        }
+        Some(ready)
+    }
+
+    /// Places `v` at the earliest instant that fits below the horizon; false
+    /// (nothing changed) when its predecessors are not all placed or no
+    /// instant fits.
+    fn place(&mut self, ins: &Insertion, v: u32) -> bool {
+        match self.earliest(ins, v) {
+            Some(t) => {
+                self.commit(ins, v, t);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The earliest instant `v` fits at below the horizon, when its
+    /// predecessors are all placed.
+    fn earliest(&mut self, ins: &Insertion, v: u32) -> Option<u64> {
+        let g = ins.g;
+        let nt = ins.n_types;
+        let vi = v as usize;
+        let op = g.node_op[vi] as usize;
+        let d = g.dur(v);
+        if self.start[vi] != UNPLACED {
+            return None;
+        }
+        let ready = self.ready(g, v)?;
+        if ready.saturating_add(d) > self.horizon {
+            return None;
+        }
+        let slots = ins.slot[vi] as usize..ins.slot[vi + 1] as usize;
+        if ins.slot_mem[slots.clone()]
+            .iter()
+            .any(|&(m, a)| a > ins.caps[m as usize])
+        {
+            return None;
+        }
+        // The holds this placement releases, counted as gone from
+        // max(their fixed part, ready) on during the search.
+        let h = self.h;
+        self.releases.clear();
+        for s in slots.clone() {
+            let m = ins.slot_mem[s].0;
+            for p in g.intra_preds(v) {
+                if let Some(ps) = ins.slot_of(p, m)
+                    && self.intra_left[ps] == 1
+                {
+                    let fixed = (self.start[p as usize] + g.dur(p)).max(self.slot_last[ps]);
+                    self.releases
+                        .push((m as usize, fixed.max(ready) as usize, ins.slot_mem[ps].1));
+                }
+            }
+            if g.is_source(v) {
+                for &a in g.op_preds(op as u32) {
+                    let k = a as usize * nt + m as usize;
+                    if self.op_left[k] != 1 {
+                        continue;
+                    }
+                    for p in g.sinks(a) {
+                        if let Some(ps) = ins.slot_of(p, m) {
+                            let fixed = (self.start[p as usize] + g.dur(p)).max(self.op_last[k]);
+                            self.releases.push((
+                                m as usize,
+                                fixed.max(ready) as usize,
+                                ins.slot_mem[ps].1,
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        for &(m, from, a) in &self.releases {
+            self.mem[m].range_add(from, h, -a);
+        }
+        let ct = usize::from(g.core[vi]);
+        let mut t = ready;
+        let placed = loop {
+            let before = t;
+            for s in slots.clone() {
+                let (m, a) = ins.slot_mem[s];
+                let thr = ins.caps[m as usize] - a;
+                let tu = t as usize;
+                let hit = if ins.open(v, s) {
+                    self.mem[m as usize].last_above(tu, h, thr)
+                } else if d > 0 {
+                    self.mem[m as usize].last_above(tu, tu + d as usize, thr)
+                } else {
+                    None
+                };
+                if let Some(x) = hit {
+                    t = x as u64 + 1;
+                }
+            }
+            if d > 0
+                && let Some(x) =
+                    self.core[ct].last_above(t as usize, (t + d) as usize, ins.cores[ct] - 1)
+            {
+                t = x as u64 + 1;
+            }
+            if t + d > self.horizon {
+                break false;
+            }
+            if t == before {
+                break true;
+            }
+        };
+        for &(m, from, a) in &self.releases {
+            self.mem[m].range_add(from, h, a);
+        }
+        placed.then_some(t)
+    }
+
+    /// Reserves (`sign` 1) or frees (-1) the open holds of a node that waits
+    /// for memory, at the horizon's last instant: later nodes of the list
+    /// that would open holds of the same types wait behind it instead of
+    /// taking the room its turn needs.
+    fn reserve(&mut self, ins: &Insertion, v: u32, sign: i64) {
+        let vi = v as usize;
+        for s in ins.slot[vi] as usize..ins.slot[vi + 1] as usize {
+            if ins.open(v, s) {
+                let (m, a) = ins.slot_mem[s];
+                self.mem[m as usize].range_add(self.h - 1, self.h, sign * a);
+            }
+        }
+    }
+
+    /// Adds `d` on `[l, r)` of a profile (memory type, or core type when
+    /// `core`), logged when a joint placement may be undone.
+    fn add(&mut self, core: bool, i: usize, l: usize, r: usize, d: i64) {
+        if core {
+            self.core[i].range_add(l, r, d);
+        } else {
+            self.mem[i].range_add(l, r, d);
+        }
+        if let Some(log) = &mut self.log {
+            log.push(Undo::Add(core, i, l, r, d));
+        }
+    }
+
+    /// Places `v` at `t` (no test) and releases the holds it ends.
+    fn commit(&mut self, ins: &Insertion, v: u32, t: u64) {
+        let g = ins.g;
+        let nt = ins.n_types;
+        let vi = v as usize;
+        let op = g.node_op[vi] as usize;
+        let d = g.dur(v);
+        let h = self.h;
+        let ct = usize::from(g.core[vi]);
+        let slots = ins.slot[vi] as usize..ins.slot[vi + 1] as usize;
+        self.start[vi] = t;
+        if let Some(log) = &mut self.log {
+            log.push(Undo::Start(v));
+        }
+        let tu = t as usize;
+        if d > 0 {
+            self.add(true, ct, tu, tu + d as usize, 1);
+        }
+        // Releases: v is the last same-type successor of these holders.
+        for s in slots.clone() {
+            let m = ins.slot_mem[s].0;
+            for p in g.intra_preds(v) {
+                if let Some(ps) = ins.slot_of(p, m) {
+                    if let Some(log) = &mut self.log {
+                        log.push(Undo::SlotLast(ps, self.slot_last[ps]));
+                    }
+                    self.slot_last[ps] = self.slot_last[ps].max(t);
+                    self.intra_left[ps] -= 1;
+                    if self.intra_left[ps] == 0 {
+                        let r = (self.start[p as usize] + g.dur(p)).max(self.slot_last[ps]);
+                        self.add(false, m as usize, r as usize, h, -ins.slot_mem[ps].1);
+                    }
+                }
+            }
+            if g.is_source(v) {
+                for &a in g.op_preds(op as u32) {
+                    let k = a as usize * nt + m as usize;
+                    if let Some(log) = &mut self.log {
+                        log.push(Undo::OpLast(k, self.op_last[k]));
+                    }
+                    self.op_last[k] = self.op_last[k].max(t);
+                    self.op_left[k] -= 1;
+                    if self.op_left[k] == 0 {
+                        for p in g.sinks(a) {
+                            if let Some(ps) = ins.slot_of(p, m) {
+                                let r = (self.start[p as usize] + g.dur(p)).max(self.op_last[k]);
+                                self.add(false, m as usize, r as usize, h, -ins.slot_mem[ps].1);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Its own holds: open until its same-type successors are placed.
+        for s in slots {
+            let (m, a) = ins.slot_mem[s];
+            let to = if ins.open(v, s) { h } else { tu + d as usize };
+            self.add(false, m as usize, tu, to, a);
+        }
+        if g.is_sink(v) {
+            if let Some(log) = &mut self.log {
+                log.push(Undo::OpEnd(op, self.op_end[op]));
+            }
+            self.sinks_left[op] -= 1;
+            self.op_end[op] = self.op_end[op].max(t + d);
+        }
+    }
+
+    /// Undoes the logged changes back to `mark`.
+    fn undo(&mut self, ins: &Insertion, mark: usize) {
+        let g = ins.g;
+        let nt = ins.n_types;
+        let mut log = self.log.take().expect("a joint placement logs");
+        while log.len() > mark {
+            match log.pop().expect("above mark") {
+                Undo::Add(core, i, l, r, d) => {
+                    if core {
+                        self.core[i].range_add(l, r, -d);
+                    } else {
+                        self.mem[i].range_add(l, r, -d);
+                    }
+                }
+                Undo::Start(v) => {
+                    self.start[v as usize] = UNPLACED;
+                    // The counters the placement decremented, one per slot.
+                    let vi = v as usize;
+                    for s in ins.slot[vi]..ins.slot[vi + 1] {
+                        let m = ins.slot_mem[s as usize].0;
+                        for p in g.intra_preds(v) {
+                            if let Some(ps) = ins.slot_of(p, m) {
+                                self.intra_left[ps] += 1;
+                            }
+                        }
+                        if g.is_source(v) {
+                            for &a in g.op_preds(g.node_op[vi]) {
+                                self.op_left[a as usize * nt + m as usize] += 1;
+                            }
+                        }
+                    }
+                    if g.is_sink(v) {
+                        self.sinks_left[g.node_op[vi] as usize] += 1;
+                    }
+                }
+                Undo::SlotLast(ps, old) => self.slot_last[ps] = old,
+                Undo::OpLast(k, old) => self.op_last[k] = old,
+                Undo::OpEnd(op, old) => self.op_end[op] = old,
+            }
+        }
+        self.log = Some(log);
+    }
+
+    /// Places `v` together with the other unplaced same-type successors of
+    /// the holders it would release, all at one instant (the joint start of
+    /// problem.md §4.4: a holder of all of a type hands over to several
+    /// successors at once). The earliest instant from their ready times on
+    /// where, with all of them placed, every profile stays within its size;
+    /// false (nothing changed) when a member is not ready or none fits.
+    fn place_jointly(&mut self, ins: &Insertion, v: u32) -> bool {
+        let g = ins.g;
+        let nt = ins.n_types;
+        let vi = v as usize;
+        let mut group = vec![v];
+        for s in ins.slot[vi]..ins.slot[vi + 1] {
+            let m = ins.slot_mem[s as usize].0;
+            for p in g.intra_preds(v) {
+                if ins.slot_of(p, m).is_some() {
+                    for w in g.intra_succs(p) {
+                        if g.demand(w, m) > 0 && self.start[w as usize] == UNPLACED {
+                            group.push(w);
+                        }
+                    }
+                }
+            }
+            if g.is_source(v) {
+                for &a in g.op_preds(g.node_op[vi]) {
+                    if self.op_left[a as usize * nt + m as usize] > 1 {
+                        for &b in g.op_succs(a) {
+                            for w in g.sources(b) {
+                                if g.demand(w, m) > 0 && self.start[w as usize] == UNPLACED {
+                                    group.push(w);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        group.sort_unstable();
+        group.dedup();
+        if group.len() < 2 || group.len() > MAX_GROUP {
+            return false;
+        }
+        let mut t = 0u64;
+        for &w in &group {
+            match self.ready(g, w) {
+                Some(r) => t = t.max(r),
+                None => return false,
+            }
+        }
+        self.log = Some(Vec::new());
+        let h = self.h;
+        let placed = loop {
+            if group
+                .iter()
+                .any(|&w| t.saturating_add(g.dur(w)) > self.horizon)
+            {
+                break false;
+            }
+            for &w in &group {
+                self.commit(ins, w, t);
+            }
+            // The last instant some profile is over its size, from t on.
+            let tu = t as usize;
+            let mut over: Option<usize> = None;
+            for m in 0..nt {
+                over = over.max(self.mem[m].last_above(tu, h, ins.caps[m]));
+            }
+            for (c, &count) in ins.cores.iter().enumerate() {
+                over = over.max(self.core[c].last_above(tu, h, count));
+            }
+            match over {
+                None => break true,
+                Some(x) => {
+                    self.undo(ins, 0);
+                    t = x as u64 + 1;
+                }
+            }
+        };
+        self.log = None;
+        placed
+    }
+}
