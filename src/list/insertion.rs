@@ -54,7 +54,9 @@
 //! Cost: O((n + w) log H + e) per pass for n nodes, e edges (op edges
 //! counted once per op), horizon H and w retries of waiting nodes, with one
 //! segment tree of H leaves per core and memory type; passes run only where
-//! `MAX_CELLS` bounds those trees.
+//! `MAX_CELLS` bounds those trees. Time is counted in units of the
+//! durations' greatest common divisor (a 5-unit grid takes a fifth of the
+//! leaves): every start is a sum of durations, so nothing is lost.
 
 use crate::graph::NodeGraph;
 use crate::instance::TypeIdx;
@@ -143,6 +145,10 @@ pub struct Insertion<'g, 'a> {
     n_types: usize,
     caps: Vec<i64>,
     cores: Vec<i64>,
+    /// The greatest common divisor of the durations (1 when all are 0):
+    /// profiles count time in these units. Exact: every placement is at a
+    /// predecessor's end or just past a profile's step, both multiples.
+    unit: u64,
 }
 
 /// A completed pass: start times, in node order.
@@ -202,7 +208,9 @@ impl<'g, 'a> Insertion<'g, 'a> {
                 }
             }
         }
+        let unit = (0..n as u32).map(|v| g.dur(v)).fold(0, gcd).max(1);
         Some(Insertion {
+            unit,
             g,
             slot,
             slot_mem,
@@ -214,11 +222,17 @@ impl<'g, 'a> Insertion<'g, 'a> {
         })
     }
 
+    /// A node's duration in the profiles' units.
+    fn dur(&self, v: u32) -> u64 {
+        self.g.dur(v) / self.unit
+    }
+
     /// Whether a pass with this horizon stays within `MAX_CELLS` (each
-    /// profile a tree over the next power of two above the horizon).
+    /// profile a tree over the next power of two above the horizon, in
+    /// units of the durations' greatest common divisor).
     pub fn fits(&self, horizon: u64) -> bool {
         let profiles = (self.cores.len() + self.n_types) as u64;
-        horizon
+        (horizon / self.unit)
             .checked_add(1)
             .and_then(u64::checked_next_power_of_two)
             .and_then(|h| h.checked_mul(profiles))
@@ -254,7 +268,7 @@ impl<'g, 'a> Insertion<'g, 'a> {
         if !self.fits(horizon) || list.len() != g.n_nodes() {
             return None;
         }
-        let mut st = PassState::new(self, horizon);
+        let mut st = PassState::new(self, horizon / self.unit);
         // Nodes that wait, and whether each holds a reservation.
         let mut waiting: Vec<(u32, bool)> = Vec::new();
         for (i, &v) in list.iter().enumerate() {
@@ -268,7 +282,7 @@ impl<'g, 'a> Insertion<'g, 'a> {
                 if waiting.len() == MAX_WAITING {
                     return None;
                 }
-                let reserve = st.ready(g, v).is_some();
+                let reserve = st.ready(self, v).is_some();
                 if reserve {
                     st.reserve(self, v, 1);
                 }
@@ -289,7 +303,7 @@ impl<'g, 'a> Insertion<'g, 'a> {
                     waiting.remove(i);
                     i = 0;
                 } else {
-                    let reserve = st.ready(g, w).is_some();
+                    let reserve = st.ready(self, w).is_some();
                     if reserve {
                         st.reserve(self, w, 1);
                     }
@@ -298,7 +312,14 @@ impl<'g, 'a> Insertion<'g, 'a> {
                 }
             }
         }
-        waiting.is_empty().then_some(st.start)
+        if !waiting.is_empty() {
+            return None;
+        }
+        let mut start = st.start;
+        for s in &mut start {
+            *s *= self.unit;
+        }
+        Some(start)
     }
 
     /// A schedule (cores assigned) from a completed pass.
@@ -312,6 +333,10 @@ impl<'g, 'a> Insertion<'g, 'a> {
             |v| usize::from(g.core[v]),
         )
     }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
 }
 
 /// Placements between two looks at the deadline.
@@ -390,14 +415,15 @@ impl PassState {
 
     /// When `v`'s predecessors are all placed, the earliest instant it may
     /// start; `None` otherwise.
-    fn ready(&self, g: &NodeGraph, v: u32) -> Option<u64> {
+    fn ready(&self, ins: &Insertion, v: u32) -> Option<u64> {
+        let g = ins.g;
         let mut ready = 0u64;
         for p in g.intra_preds(v) {
             let s = self.start[p as usize];
             if s == UNPLACED {
                 return None;
             }
-            ready = ready.max(s + g.dur(p));
+            ready = ready.max(s + ins.dur(p));
         }
         if g.is_source(v) {
             for &a in g.op_preds(g.node_op[v as usize]) {
@@ -430,11 +456,11 @@ impl PassState {
         let nt = ins.n_types;
         let vi = v as usize;
         let op = g.node_op[vi] as usize;
-        let d = g.dur(v);
+        let d = ins.dur(v);
         if self.start[vi] != UNPLACED {
             return None;
         }
-        let ready = self.ready(g, v)?;
+        let ready = self.ready(ins, v)?;
         if ready.saturating_add(d) > self.horizon {
             return None;
         }
@@ -455,7 +481,7 @@ impl PassState {
                 if let Some(ps) = ins.slot_of(p, m)
                     && self.intra_left[ps] == 1
                 {
-                    let fixed = (self.start[p as usize] + g.dur(p)).max(self.slot_last[ps]);
+                    let fixed = (self.start[p as usize] + ins.dur(p)).max(self.slot_last[ps]);
                     self.releases
                         .push((m as usize, fixed.max(ready) as usize, ins.slot_mem[ps].1));
                 }
@@ -468,7 +494,7 @@ impl PassState {
                     }
                     for p in g.sinks(a) {
                         if let Some(ps) = ins.slot_of(p, m) {
-                            let fixed = (self.start[p as usize] + g.dur(p)).max(self.op_last[k]);
+                            let fixed = (self.start[p as usize] + ins.dur(p)).max(self.op_last[k]);
                             self.releases.push((
                                 m as usize,
                                 fixed.max(ready) as usize,
@@ -553,7 +579,7 @@ impl PassState {
         let nt = ins.n_types;
         let vi = v as usize;
         let op = g.node_op[vi] as usize;
-        let d = g.dur(v);
+        let d = ins.dur(v);
         let h = self.h;
         let ct = usize::from(g.core[vi]);
         let slots = ins.slot[vi] as usize..ins.slot[vi + 1] as usize;
@@ -576,7 +602,7 @@ impl PassState {
                     self.slot_last[ps] = self.slot_last[ps].max(t);
                     self.intra_left[ps] -= 1;
                     if self.intra_left[ps] == 0 {
-                        let r = (self.start[p as usize] + g.dur(p)).max(self.slot_last[ps]);
+                        let r = (self.start[p as usize] + ins.dur(p)).max(self.slot_last[ps]);
                         self.add(false, m as usize, r as usize, h, -ins.slot_mem[ps].1);
                     }
                 }
@@ -592,7 +618,7 @@ impl PassState {
                     if self.op_left[k] == 0 {
                         for p in g.sinks(a) {
                             if let Some(ps) = ins.slot_of(p, m) {
-                                let r = (self.start[p as usize] + g.dur(p)).max(self.op_last[k]);
+                                let r = (self.start[p as usize] + ins.dur(p)).max(self.op_last[k]);
                                 self.add(false, m as usize, r as usize, h, -ins.slot_mem[ps].1);
                             }
                         }
@@ -701,7 +727,7 @@ impl PassState {
         }
         let mut t = 0u64;
         for &w in &group {
-            match self.ready(g, w) {
+            match self.ready(ins, w) {
                 Some(r) => t = t.max(r),
                 None => return false,
             }
@@ -711,7 +737,7 @@ impl PassState {
         let placed = loop {
             if group
                 .iter()
-                .any(|&w| t.saturating_add(g.dur(w)) > self.horizon)
+                .any(|&w| t.saturating_add(ins.dur(w)) > self.horizon)
             {
                 break false;
             }
