@@ -62,7 +62,7 @@ enum Unguarded {
 /// memory traps greedy passes changes little with a few tilings.
 pub type FreeStats = [(usize, usize, usize); 4];
 
-/// How far the insertion search moves an op in the op order.
+/// How far the insertion search moves a block of ops in the op order.
 const OP_MOVE: usize = 8;
 
 /// Above this many nodes the static paths are not kept between rules.
@@ -768,8 +768,9 @@ impl<'g, 'a> Searcher<'g, 'a> {
 
     /// Local search over op orders, each decoded by the insertion scheme
     /// (`insertion.rs`) as the ops' nodes one op after another: from the
-    /// memory-frugal and the input op order, one op moved by up to
-    /// `OP_MOVE` places where its op edges allow, kept when the schedule is
+    /// memory-frugal and the input op order, a block of one to four ops
+    /// moved by up to `OP_MOVE` places where the op edges allow, kept when
+    /// the schedule is
     /// no longer (models/list.md, "Insertion passes"). Until `deadline`,
     /// `target`, or the list policy's patience and trial
     /// (`Policy::insertion_*`).
@@ -833,37 +834,32 @@ impl<'g, 'a> Searcher<'g, 'a> {
                 break;
             }
             stalled += 1;
-            // Move one op by up to OP_MOVE places, where its edges allow.
-            for (i, &o) in ops.iter().enumerate() {
-                pos[o as usize] = i;
-            }
-            let i = rng.below_mod(n_ops);
-            let o = ops[i];
-            let lo = g
-                .op_preds(o)
-                .iter()
-                .map(|&a| pos[a as usize] + 1)
-                .max()
-                .unwrap_or(0);
-            let hi = g
-                .op_succs(o)
-                .iter()
-                .map(|&b| pos[b as usize])
-                .min()
-                .unwrap_or(n_ops)
-                - 1;
-            let lo = lo.max(i.saturating_sub(OP_MOVE));
-            let hi = hi.min(i + OP_MOVE);
-            if hi <= lo {
-                continue;
-            }
-            let j = lo + rng.below_mod(hi - lo + 1);
+            // Move a block of one to four consecutive ops by up to OP_MOVE
+            // places, where the op edges allow.
+            let len = 1 + rng.below_mod(4).min(n_ops - 1);
+            let i = rng.below_mod(n_ops - len + 1);
+            let j = i.saturating_sub(OP_MOVE) + rng.below_mod(2 * OP_MOVE + 1);
+            let j = j.min(n_ops - len);
             if j == i {
                 continue;
             }
             let mut next = ops.clone();
-            let x = next.remove(i);
-            next.insert(j, x);
+            let block: Vec<u32> = next.drain(i..i + len).collect();
+            next.splice(j..j, block);
+            for (k, &o) in next.iter().enumerate() {
+                pos[o as usize] = k;
+            }
+            let moved = if j < i { j..i + len } else { i..j + len };
+            if next[moved].iter().any(|&o| {
+                g.op_preds(o)
+                    .iter()
+                    .any(|&a| pos[a as usize] > pos[o as usize])
+                    || g.op_succs(o)
+                        .iter()
+                        .any(|&b| pos[b as usize] < pos[o as usize])
+            }) {
+                continue;
+            }
             passes += 1;
             // Some room past the makespan: a node that waits for a later
             // one's release is placed once that one is.
