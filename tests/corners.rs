@@ -675,11 +675,11 @@ fn insertion_passes(
     for choice in choices {
         let g = NodeGraph::new(inst, choice).unwrap();
         let what = format!("choice {:?}, {what}", g.choice);
-        let Some(ins) = Insertion::new(&g) else {
-            continue;
-        };
         let total: u64 = (0..g.n_nodes() as u32).map(|v| g.dur(v)).sum();
         let horizon = total.max(1);
+        let Some(ins) = Insertion::new(&g, horizon) else {
+            continue;
+        };
         if !ins.fits(horizon) {
             continue;
         }

@@ -158,9 +158,18 @@ impl<'g, 'a> Insertion<'g, 'a> {
     /// `None` when a size is 2^52 or more: a profile's i64 holds the size
     /// plus the reservations of at most `MAX_WAITING` (2^10) waiting nodes,
     /// each at most the size.
-    pub fn new(g: &'g NodeGraph<'a>) -> Option<Self> {
+    /// Also `None` when not even a pass of horizon `least` would fit
+    /// `MAX_CELLS`: checked before anything a node is allocated, so that
+    /// huge graphs cost one scan of the durations.
+    pub fn new(g: &'g NodeGraph<'a>, least: u64) -> Option<Self> {
         let inst = g.inst;
         let n_types = inst.platform.mems.len();
+        let n = g.n_nodes();
+        let unit = (0..n as u32).map(|v| g.dur(v)).fold(0, gcd).max(1);
+        let profiles = (inst.platform.cores.len() + n_types) as u64;
+        if !cells_fit(least, unit, profiles) {
+            return None;
+        }
         let mut caps = Vec::with_capacity(n_types);
         for m in &inst.platform.mems {
             caps.push(i64::try_from(m.size).ok().filter(|&c| c < 1 << 52)?);
@@ -171,7 +180,6 @@ impl<'g, 'a> Insertion<'g, 'a> {
             .iter()
             .map(|c| i64::from(c.count))
             .collect();
-        let n = g.n_nodes();
         let mut slot = Vec::with_capacity(n + 1);
         let mut slot_mem = Vec::new();
         for v in 0..n as u32 {
@@ -208,7 +216,6 @@ impl<'g, 'a> Insertion<'g, 'a> {
                 }
             }
         }
-        let unit = (0..n as u32).map(|v| g.dur(v)).fold(0, gcd).max(1);
         Some(Insertion {
             unit,
             g,
@@ -231,12 +238,7 @@ impl<'g, 'a> Insertion<'g, 'a> {
     /// profile a tree over the next power of two above the horizon, in
     /// units of the durations' greatest common divisor).
     pub fn fits(&self, horizon: u64) -> bool {
-        let profiles = (self.cores.len() + self.n_types) as u64;
-        (horizon / self.unit)
-            .checked_add(1)
-            .and_then(u64::checked_next_power_of_two)
-            .and_then(|h| h.checked_mul(profiles))
-            .is_some_and(|c| c <= MAX_CELLS)
+        cells_fit(horizon, self.unit, (self.cores.len() + self.n_types) as u64)
     }
 
     /// Whether the hold of `v`'s slot `s` is open when `v` is placed: it has
@@ -333,6 +335,16 @@ impl<'g, 'a> Insertion<'g, 'a> {
             |v| usize::from(g.core[v]),
         )
     }
+}
+
+/// Whether `profiles` trees over the power of two above `horizon / unit`
+/// stay within `MAX_CELLS`.
+fn cells_fit(horizon: u64, unit: u64, profiles: u64) -> bool {
+    (horizon / unit)
+        .checked_add(1)
+        .and_then(u64::checked_next_power_of_two)
+        .and_then(|h| h.checked_mul(profiles))
+        .is_some_and(|c| c <= MAX_CELLS)
 }
 
 fn gcd(a: u64, b: u64) -> u64 {

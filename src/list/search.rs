@@ -776,10 +776,10 @@ impl<'g, 'a> Searcher<'g, 'a> {
     /// (`Policy::insertion_*`).
     fn insertion_search(&mut self, rng: &mut Rng, target: u64, deadline: &Deadline) {
         let g = self.g;
-        let Some(ins) = super::insertion::Insertion::new(g) else {
+        let Some(b) = &self.best else { return };
+        let Some(ins) = super::insertion::Insertion::new(g, b.makespan) else {
             return;
         };
-        let Some(b) = &self.best else { return };
         // The first lists may be far from the best schedule (a frugal
         // order's insertion schedule is often better than its serial one):
         // a horizon up to the serial makespan, within the cells a pass may use.
