@@ -158,7 +158,8 @@ impl<'g, 'a> Insertion<'g, 'a> {
     /// `None` when a size is 2^52 or more: a profile's i64 holds the size
     /// plus the reservations of at most `MAX_WAITING` (2^10) waiting nodes,
     /// each at most the size.
-    /// Also `None` when not even a pass of horizon `least` would fit
+    /// Also `None` when a node demands more than a size (its tiling is
+    /// unusable, problem.md §6), or when not even a pass of horizon `least` would fit
     /// `MAX_CELLS`: checked before anything a node is allocated, so that
     /// huge graphs cost one scan of the durations.
     pub fn new(g: &'g NodeGraph<'a>, least: u64) -> Option<Self> {
@@ -191,6 +192,9 @@ impl<'g, 'a> Insertion<'g, 'a> {
             }
         }
         slot.push(slot_mem.len() as u32);
+        if slot_mem.iter().any(|&(m, a)| a > caps[m as usize]) {
+            return None; // a tiling no schedule can run (problem.md §6)
+        }
         let mut intra_pending = vec![0u32; slot_mem.len()];
         for v in 0..n as u32 {
             for s in slot[v as usize]..slot[v as usize + 1] {
@@ -392,11 +396,16 @@ struct PassState {
 enum Undo {
     /// A profile add: (core profile, type, from, to, amount).
     Add(bool, usize, usize, usize, i64),
-    /// A node placed (its pending counters are restored from the graph).
+    /// A node placed.
     Start(u32),
-    SlotLast(usize, u64),
-    OpLast(usize, u64),
-    OpEnd(usize, u64),
+    /// A same-type intra successor placed: the slot's pending count, and
+    /// its latest successor start before.
+    Intra(usize, u64),
+    /// A same-type source of a successor op placed: the (op, type) pending
+    /// count, and its latest successor start before.
+    OpSucc(usize, u64),
+    /// A sink placed: the op's sinks left, and its latest sink end before.
+    Sink(usize, u64),
 }
 
 /// Largest group a joint placement forms.
@@ -477,12 +486,6 @@ impl PassState {
             return None;
         }
         let slots = ins.slot[vi] as usize..ins.slot[vi + 1] as usize;
-        if ins.slot_mem[slots.clone()]
-            .iter()
-            .any(|&(m, a)| a > ins.caps[m as usize])
-        {
-            return None;
-        }
         // The holds this placement releases, counted as gone from
         // max(their fixed part, ready) on during the search.
         let h = self.h;
@@ -609,7 +612,7 @@ impl PassState {
             for p in g.intra_preds(v) {
                 if let Some(ps) = ins.slot_of(p, m) {
                     if let Some(log) = &mut self.log {
-                        log.push(Undo::SlotLast(ps, self.slot_last[ps]));
+                        log.push(Undo::Intra(ps, self.slot_last[ps]));
                     }
                     self.slot_last[ps] = self.slot_last[ps].max(t);
                     self.intra_left[ps] -= 1;
@@ -623,7 +626,7 @@ impl PassState {
                 for &a in g.op_preds(op as u32) {
                     let k = a as usize * nt + m as usize;
                     if let Some(log) = &mut self.log {
-                        log.push(Undo::OpLast(k, self.op_last[k]));
+                        log.push(Undo::OpSucc(k, self.op_last[k]));
                     }
                     self.op_last[k] = self.op_last[k].max(t);
                     self.op_left[k] -= 1;
@@ -646,7 +649,7 @@ impl PassState {
         }
         if g.is_sink(v) {
             if let Some(log) = &mut self.log {
-                log.push(Undo::OpEnd(op, self.op_end[op]));
+                log.push(Undo::Sink(op, self.op_end[op]));
             }
             self.sinks_left[op] -= 1;
             self.op_end[op] = self.op_end[op].max(t + d);
@@ -654,9 +657,7 @@ impl PassState {
     }
 
     /// Undoes the logged changes back to `mark`.
-    fn undo(&mut self, ins: &Insertion, mark: usize) {
-        let g = ins.g;
-        let nt = ins.n_types;
+    fn undo(&mut self, mark: usize) {
         let mut log = self.log.take().expect("a joint placement logs");
         while log.len() > mark {
             match log.pop().expect("above mark") {
@@ -667,30 +668,19 @@ impl PassState {
                         self.mem[i].range_add(l, r, -d);
                     }
                 }
-                Undo::Start(v) => {
-                    self.start[v as usize] = UNPLACED;
-                    // The counters the placement decremented, one per slot.
-                    let vi = v as usize;
-                    for s in ins.slot[vi]..ins.slot[vi + 1] {
-                        let m = ins.slot_mem[s as usize].0;
-                        for p in g.intra_preds(v) {
-                            if let Some(ps) = ins.slot_of(p, m) {
-                                self.intra_left[ps] += 1;
-                            }
-                        }
-                        if g.is_source(v) {
-                            for &a in g.op_preds(g.node_op[vi]) {
-                                self.op_left[a as usize * nt + m as usize] += 1;
-                            }
-                        }
-                    }
-                    if g.is_sink(v) {
-                        self.sinks_left[g.node_op[vi] as usize] += 1;
-                    }
+                Undo::Start(v) => self.start[v as usize] = UNPLACED,
+                Undo::Intra(ps, last) => {
+                    self.intra_left[ps] += 1;
+                    self.slot_last[ps] = last;
                 }
-                Undo::SlotLast(ps, old) => self.slot_last[ps] = old,
-                Undo::OpLast(k, old) => self.op_last[k] = old,
-                Undo::OpEnd(op, old) => self.op_end[op] = old,
+                Undo::OpSucc(k, last) => {
+                    self.op_left[k] += 1;
+                    self.op_last[k] = last;
+                }
+                Undo::Sink(op, end) => {
+                    self.sinks_left[op] += 1;
+                    self.op_end[op] = end;
+                }
             }
         }
         self.log = Some(log);
@@ -768,7 +758,7 @@ impl PassState {
             match over {
                 None => break true,
                 Some(x) => {
-                    self.undo(ins, 0);
+                    self.undo(0);
                     t = x as u64 + 1;
                 }
             }
