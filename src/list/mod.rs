@@ -484,16 +484,17 @@ impl Run<'_> {
 
     /// Tiling local search, when there is a choice and time for it.
     fn tiling_search(&mut self, flexible: &[u32], patience: usize) {
-        let Some(best) = self.best.take() else { return };
-        if flexible.is_empty() || best.makespan <= self.lb {
-            self.best = Some(best);
+        if flexible.is_empty() || self.best.as_ref().is_none_or(|b| b.makespan <= self.lb) {
             return;
         }
+        let insertion = self.insertion_competitive();
+        let Some(best) = self.best.take() else { return };
         let out = tiling_search::improve(
             &self.tl,
             flexible,
             (std::mem::take(&mut self.choice), best),
             self.lb,
+            insertion,
             self.free_stats,
             patience,
             self.pass_seconds,
@@ -505,6 +506,40 @@ impl Run<'_> {
         self.choice = choice;
         self.best = Some(best);
         self.notes.extend(out.notes);
+    }
+
+    /// Whether the insertion search's first lists (`Searcher::insertion_firsts`)
+    /// end within 5 % of the best schedule on its choice, the one they
+    /// replace when shorter: then the tiling search also evaluates choices
+    /// by them. Where they end further above (op-contiguous lists that
+    /// interleave ops less well than the parallel scheme) they would only
+    /// slow its evaluations down; above `Policy::costly_free_nodes` nodes
+    /// the first phase has run them already, and a tiling move is rarely
+    /// evaluated in time.
+    fn insertion_competitive(&mut self) -> bool {
+        let Some(best) = &self.best else { return false };
+        let Ok(g) = NodeGraph::new(self.inst, self.choice.clone()) else {
+            return false;
+        };
+        if g.n_nodes() > POLICY.costly_free_nodes {
+            return false;
+        }
+        let mut s = Searcher::with_stats(&g, self.free_stats);
+        s.best = Some(best.clone());
+        let Some(ms) = s.insertion_firsts(self.lb, &self.deadline) else {
+            return false;
+        };
+        let competitive = ms <= best.makespan.saturating_add(best.makespan / 20);
+        log::debug!(
+            "insertion passes {ms} against {}: tiling moves evaluated by them too: {competitive}",
+            best.makespan
+        );
+        if let Some(f) = s.best
+            && self.best.as_ref().is_some_and(|b| f.makespan < b.makespan)
+        {
+            self.best = Some(f);
+        }
+        competitive
     }
 
     /// Sampling and forward-backward on the final choice.

@@ -65,6 +65,11 @@ pub type FreeStats = [(usize, usize, usize); 4];
 /// How far the insertion search moves a block of ops in the op order.
 const OP_MOVE: usize = 8;
 
+/// The insertion search's random stream where it runs in the deterministic
+/// passes (costly graphs): a fixed one, so that those passes stay a function
+/// of the graph.
+const INSERTION_SEED: u64 = 0x696e_7365_7274;
+
 /// Above this many nodes the static paths are not kept between rules.
 const KEEP_PATHS_UP_TO: usize = 2_000_000;
 
@@ -102,6 +107,39 @@ pub struct Searcher<'g, 'a> {
     /// The guide's serial order as keys, until `deterministic` has used it
     /// (kept only up to `KEEP_PATHS_UP_TO` nodes).
     guide_order: Option<Vec<u64>>,
+    /// The memory-frugal op order, once `first_schedule` has computed it
+    /// (the insertion search starts from it; it costs seconds at 10^6 nodes).
+    frugal_ops: Option<Vec<u32>>,
+}
+
+/// An op order with a block of one to four consecutive ops of `ops` moved by
+/// up to `OP_MOVE` places, when the op edges allow it (`pos`: scratch, the
+/// new positions).
+fn block_move(g: &NodeGraph, ops: &[u32], pos: &mut [usize], rng: &mut Rng) -> Option<Vec<u32>> {
+    let n_ops = ops.len();
+    let len = 1 + rng.below_mod(4).min(n_ops - 1);
+    let i = rng.below_mod(n_ops - len + 1);
+    let j = i.saturating_sub(OP_MOVE) + rng.below_mod(2 * OP_MOVE + 1);
+    let j = j.min(n_ops - len);
+    if j == i {
+        return None;
+    }
+    let mut next = ops.to_vec();
+    let block: Vec<u32> = next.drain(i..i + len).collect();
+    next.splice(j..j, block);
+    for (k, &o) in next.iter().enumerate() {
+        pos[o as usize] = k;
+    }
+    let moved = if j < i { j..i + len } else { i..j + len };
+    let breaks = next[moved].iter().any(|&o| {
+        g.op_preds(o)
+            .iter()
+            .any(|&a| pos[a as usize] > pos[o as usize])
+            || g.op_succs(o)
+                .iter()
+                .any(|&b| pos[b as usize] < pos[o as usize])
+    });
+    (!breaks).then_some(next)
 }
 
 /// The latest end of an insertion pass's starts (all below its horizon).
@@ -138,6 +176,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
             parallel_found: false,
             first_guarded: None,
             guide_order: None,
+            frugal_ops: None,
             costly: false,
         }
         .with_costly()
@@ -270,8 +309,11 @@ impl<'g, 'a> Searcher<'g, 'a> {
             "searched serial order",
         ] {
             let list = match kind {
-                "memory-frugal op order" => frugal::memory_order(self.g, deadline)
-                    .map(|ops| frugal::node_list(self.g, &ops)),
+                "memory-frugal op order" => frugal::memory_order(self.g, deadline).map(|ops| {
+                    let list = frugal::node_list(self.g, &ops);
+                    self.frugal_ops = Some(ops);
+                    list
+                }),
                 "input op order" => Some(frugal::node_list(self.g, &frugal::input_order(self.g))),
                 "searched serial order" => match self.searched_order(deadline) {
                     Some(list) => Some(list),
@@ -567,10 +609,14 @@ impl<'g, 'a> Searcher<'g, 'a> {
             return;
         }
         if self.costly() {
-            // `Policy::costly_free_nodes`: the guide's own order in the
-            // unguarded modes (a parallel schedule at the cost of a pass
-            // where one completes), then forward-backward from the best
-            // schedule so far, which may be the serial one.
+            // `Policy::costly_free_nodes`: the insertion search first (its
+            // first pass is the first parallel schedule where it fits the
+            // cells: on memory-packed graphs of 10^6 nodes within a few
+            // percent of the optimum, where the passes below end 9 % above),
+            // then the guide's own order in the unguarded modes (a parallel
+            // schedule at the cost of a pass where one completes), then
+            // forward-backward from the best schedule so far.
+            self.insertion_search(&mut Rng::new(INSERTION_SEED), target, true, deadline);
             if let Some(order) = &self.guide_order {
                 let order = order.clone();
                 self.passes += 1;
@@ -770,33 +816,71 @@ impl<'g, 'a> Searcher<'g, 'a> {
     /// (`insertion.rs`) as the ops' nodes one op after another: from the
     /// memory-frugal and the input op order, a block of one to four ops
     /// moved by up to `OP_MOVE` places where the op edges allow, kept when
-    /// the schedule is
-    /// no longer (models/list.md, "Insertion passes"). Until `deadline`,
-    /// `target`, or the list policy's patience and trial
-    /// (`Policy::insertion_*`).
-    fn insertion_search(&mut self, rng: &mut Rng, target: u64, deadline: &Deadline) {
+    /// the schedule is no longer; at a local optimum where it leads, a kick
+    /// and another descent (models/list.md, "Insertion passes"). Until
+    /// `deadline`, `target`, or the list policy's patience and trial
+    /// (`Policy::insertion_*`). Without `kicks` it ends at its first local
+    /// optimum (the exact engines' incumbent step, whose time is theirs).
+    fn insertion_search(&mut self, rng: &mut Rng, target: u64, kicks: bool, deadline: &Deadline) {
+        self.insertion_passes(Some((rng, kicks)), target, deadline);
+    }
+
+    /// The insertion search's first lists alone (the memory-frugal and the
+    /// input op order), where memory can bind; the shorter one's makespan
+    /// (kept as the best schedule when it is). A tiling choice's quick
+    /// evaluation in the scheme the insertion search will search it in.
+    pub fn insertion_firsts(&mut self, target: u64, deadline: &Deadline) -> Option<u64> {
+        if self.md.memory_is_loose() {
+            return None;
+        }
+        self.insertion_passes(None, target, deadline)
+    }
+
+    /// The insertion search (`search`: with its moves, and whether it
+    /// kicks) or its first lists; the first lists' best makespan.
+    fn insertion_passes(
+        &mut self,
+        search: Option<(&mut Rng, bool)>,
+        target: u64,
+        deadline: &Deadline,
+    ) -> Option<u64> {
         let g = self.g;
-        let Some(b) = &self.best else { return };
-        let Some(ins) = super::insertion::Insertion::new(g, b.makespan) else {
-            return;
-        };
+        if g.n_nodes() > POLICY.insertion_max_nodes {
+            return None;
+        }
+        let b = self.best.as_ref()?;
+        // No schedule ends before the lower bound `target`.
+        let least = target.min(b.makespan).max(1);
+        let ins = super::insertion::Insertion::new(g, least)?;
         // The first lists may be far from the best schedule (a frugal
         // order's insertion schedule is often better than its serial one):
         // a horizon up to the serial makespan, within the cells a pass may use.
         let total: u64 = (0..g.n_nodes() as u32)
             .map(|v| g.dur(v))
             .fold(0, u64::saturating_add);
+        // Below the best makespan only where it does not fit the cells (a
+        // serial first schedule on a huge graph): a pass that needs more
+        // fails.
+        let floor = if ins.fits(b.makespan) {
+            b.makespan
+        } else {
+            least
+        };
         let mut horizon = total.max(b.makespan);
-        while horizon > b.makespan && !ins.fits(horizon) {
-            horizon = (horizon / 2).max(b.makespan);
+        while horizon > floor && !ins.fits(horizon) {
+            horizon = (horizon / 2).max(floor);
         }
         if !ins.fits(horizon) {
-            return;
+            return None;
         }
         // Op orders: the memory-frugal one, the input one.
         let mut cur: Option<(Vec<u32>, u64)> = None;
         let mut firsts: Vec<Vec<u32>> = Vec::new();
-        if let Some(ops) = frugal::memory_order(g, deadline) {
+        if let Some(ops) = self
+            .frugal_ops
+            .clone()
+            .or_else(|| frugal::memory_order(g, deadline))
+        {
             firsts.push(ops);
         }
         firsts.push(frugal::input_order(g));
@@ -805,61 +889,87 @@ impl<'g, 'a> Searcher<'g, 'a> {
         let mut failed = 0usize;
         for ops in firsts {
             passes += 1;
-            if let Some(st) = ins.pass(&frugal::node_list(g, &ops), horizon, deadline) {
+            // While only a serial schedule is known, the first list may run
+            // on as a first guarded pass would (`first_guarded_pass_until`):
+            // on memory-packed graphs of 10^6 nodes it is a 2 s pass that
+            // ends near the optimum, where the guarded passes end 9 % above.
+            let dl = match &self.first_guarded {
+                Some(d) if !self.parallel_found => d,
+                _ => deadline,
+            };
+            if let Some(st) = ins.pass(&frugal::node_list(g, &ops), horizon, dl) {
                 let ms = ends(g, &st);
                 if cur.as_ref().is_none_or(|c| ms < c.1) {
                     cur = Some((ops, ms));
                     self.consider_checked(ins.schedule(st), ms, passes);
+                    self.parallel_found = true;
                 }
             }
         }
         let Some((mut ops, mut ms)) = cur else {
             log::debug!("insertion search: no first list completes (horizon {horizon})");
-            return;
+            return None;
+        };
+        let first = ms;
+        let Some((rng, may_kick)) = search else {
+            return Some(first);
         };
         let n_ops = ops.len();
         let mut pos = vec![0usize; n_ops];
         let t0 = std::time::Instant::now();
         let start_ms = ms;
         let mut stalled = 0usize;
+        let mut patience = POLICY.insertion_patience;
+        let (mut best_ops, mut best_ms) = (ops.clone(), ms);
+        let mut kicks = 0usize;
         let list_best = self.best.as_ref().map_or(u64::MAX, |b| b.makespan);
         let trial = deadline.share(POLICY.insertion_trial_share);
-        while !deadline.expired() && ms > target && stalled < POLICY.insertion_patience && n_ops > 1
-        {
+        while !deadline.expired() && best_ms > target && n_ops > 1 {
             // Far behind the scheme's schedules after a fair try: their
             // sampling gets the time back.
             if (passes >= POLICY.insertion_trial || trial.expired())
-                && ms > list_best.saturating_add(list_best / 20)
+                && best_ms > list_best.saturating_add(list_best / 20)
             {
                 break;
             }
+            if stalled >= patience {
+                // A local optimum: where the search leads the scheme's
+                // schedules, a kick (`insertion_kick_moves` block moves at
+                // once from the search's best order) and a shorter descent
+                // (iterated local search); else sampling gets the time.
+                if !may_kick || best_ms > list_best {
+                    break;
+                }
+                kicks += 1;
+                ops.clone_from(&best_ops);
+                for _ in 0..POLICY.insertion_kick_moves {
+                    if let Some(next) = block_move(g, &ops, &mut pos, rng) {
+                        ops = next;
+                    }
+                }
+                passes += 1;
+                let room = Some(best_ms + best_ms / 16)
+                    .filter(|&h| ins.fits(h))
+                    .unwrap_or(best_ms);
+                let Some(st) = ins.pass(&frugal::node_list(g, &ops), room, deadline) else {
+                    failed += 1;
+                    continue;
+                };
+                ms = ends(g, &st);
+                if ms < best_ms {
+                    improved += 1;
+                    best_ms = ms;
+                    best_ops.clone_from(&ops);
+                    self.consider_checked(ins.schedule(st), ms, passes);
+                }
+                stalled = 0;
+                patience = POLICY.insertion_kick_patience;
+                continue;
+            }
             stalled += 1;
-            // Move a block of one to four consecutive ops by up to OP_MOVE
-            // places, where the op edges allow.
-            let len = 1 + rng.below_mod(4).min(n_ops - 1);
-            let i = rng.below_mod(n_ops - len + 1);
-            let j = i.saturating_sub(OP_MOVE) + rng.below_mod(2 * OP_MOVE + 1);
-            let j = j.min(n_ops - len);
-            if j == i {
+            let Some(next) = block_move(g, &ops, &mut pos, rng) else {
                 continue;
-            }
-            let mut next = ops.clone();
-            let block: Vec<u32> = next.drain(i..i + len).collect();
-            next.splice(j..j, block);
-            for (k, &o) in next.iter().enumerate() {
-                pos[o as usize] = k;
-            }
-            let moved = if j < i { j..i + len } else { i..j + len };
-            if next[moved].iter().any(|&o| {
-                g.op_preds(o)
-                    .iter()
-                    .any(|&a| pos[a as usize] > pos[o as usize])
-                    || g.op_succs(o)
-                        .iter()
-                        .any(|&b| pos[b as usize] < pos[o as usize])
-            }) {
-                continue;
-            }
+            };
             passes += 1;
             // Some room past the makespan: a node that waits for a later
             // one's release is placed once that one is.
@@ -871,18 +981,24 @@ impl<'g, 'a> Searcher<'g, 'a> {
             let m2 = ends(g, &st);
             if m2 <= ms {
                 if m2 < ms {
-                    improved += 1;
                     stalled = 0;
                 }
                 ms = m2;
                 ops = next;
-                self.consider_checked(ins.schedule(st), m2, passes);
+                if m2 < best_ms {
+                    improved += 1;
+                    best_ms = m2;
+                    best_ops.clone_from(&ops);
+                    self.consider_checked(ins.schedule(st), m2, passes);
+                }
             }
         }
+        let ms = best_ms;
         log::debug!(
-            "insertion search: {passes} passes ({failed} failed), {improved} improvements, {start_ms} -> {ms} in {:.2} s",
+            "insertion search: {passes} passes ({failed} failed), {improved} improvements, {kicks} kicks, {start_ms} -> {ms} in {:.2} s",
             t0.elapsed().as_secs_f64()
         );
+        Some(first)
     }
 
     /// Randomised sampling around the rules, with forward-backward on
@@ -906,7 +1022,8 @@ impl<'g, 'a> Searcher<'g, 'a> {
             &Rule::ALL
         };
         if !self.md.memory_is_loose() {
-            self.insertion_search(rng, target, deadline);
+            // Kicks only where sampling has no patience of its own to keep.
+            self.insertion_search(rng, target, patience == usize::MAX, deadline);
         }
         let base: Vec<Vec<u64>> = rules.iter().map(|&r| self.rule_keys(r)).collect();
         // 16 bytes a node; the keys are all sampling needs.
@@ -942,5 +1059,57 @@ impl<'g, 'a> Searcher<'g, 'a> {
                 stalled += 1;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{GenConfig, generate};
+
+    /// Every op order `block_move` returns is a permutation of the ops that
+    /// keeps every op edge forward (the insertion scheme's lists must be
+    /// topological), and both outcomes occur on a dense op graph of several
+    /// graphs: moves that are taken and moves that an edge refuses.
+    #[test]
+    fn block_moves_keep_the_op_edges_forward() {
+        let cfg = GenConfig {
+            seed: 3,
+            ops: 60,
+            graphs: 3,
+            density: 2.0,
+            ..GenConfig::default()
+        };
+        let made = generate(&cfg).expect("a generated instance");
+        let g = NodeGraph::new(&made.instance, made.witness.choice.clone()).expect("a graph");
+        let mut ops = frugal::input_order(&g);
+        let mut pos = vec![0usize; ops.len()];
+        let mut rng = Rng::new(7);
+        let (mut taken, mut refused) = (0, 0);
+        for _ in 0..2000 {
+            let Some(next) = block_move(&g, &ops, &mut pos, &mut rng) else {
+                refused += 1;
+                continue;
+            };
+            let mut at = vec![usize::MAX; next.len()];
+            for (k, &o) in next.iter().enumerate() {
+                assert_eq!(at[o as usize], usize::MAX, "op {o} twice");
+                at[o as usize] = k;
+            }
+            for a in 0..g.n_ops() as u32 {
+                for &b in g.op_succs(a) {
+                    assert!(
+                        at[a as usize] < at[b as usize],
+                        "op edge {a} -> {b} backwards"
+                    );
+                }
+            }
+            ops = next;
+            taken += 1;
+        }
+        assert!(
+            taken > 100 && refused > 100,
+            "{taken} taken, {refused} refused"
+        );
     }
 }

@@ -21,6 +21,9 @@ use super::priority::{Rng, Rule};
 use super::search::FreeStats;
 use super::{Found, Searcher, tiling};
 
+/// Evaluations in a window of the insertion passes' test (`improve`).
+const INSERTION_WINDOW: usize = 20;
+
 /// What the search found and what to tell the user.
 pub struct Outcome {
     pub best: (Vec<u32>, Found),
@@ -35,19 +38,29 @@ fn fingerprint(choice: &[u32]) -> u64 {
     h.finish()
 }
 
-/// Evaluates one tiling choice quickly: the first rule and forward-backward.
+/// Evaluates one tiling choice quickly: the first rule and forward-backward,
+/// and with `insertion` the insertion search's first lists (where memory can
+/// bind), whose makespan comes second.
 fn evaluate(
     inst: &Instance,
     choice: Vec<u32>,
     target: u64,
+    insertion: bool,
     stats: &mut FreeStats,
     deadline: &Deadline,
-) -> Option<Found> {
+) -> (Option<Found>, Option<u64>) {
     let t0 = std::time::Instant::now();
-    let g = NodeGraph::new(inst, choice).ok()?;
+    let Ok(g) = NodeGraph::new(inst, choice) else {
+        return (None, None);
+    };
     let mut s = Searcher::with_stats(&g, *stats);
     let t1 = t0.elapsed().as_secs_f64();
     s.quick(Rule::Lrp, target, deadline);
+    let by_insertion = if insertion {
+        s.insertion_firsts(target, deadline)
+    } else {
+        None
+    };
     *stats = s.free_stats();
     log::debug!(
         "tiling move evaluated in {:.2} s ({t1:.2} s setup, {} passes): {:?}",
@@ -55,7 +68,7 @@ fn evaluate(
         s.passes,
         s.best.as_ref().map(|b| b.makespan)
     );
-    s.best
+    (s.best, by_insertion)
 }
 
 /// A candidate choice `width` random tiling changes away from `choice`; a
@@ -125,13 +138,15 @@ fn never_scheduled(inst: &Instance, outcome: &HashMap<(u32, u32), (u32, u32)>) -
 }
 
 /// Improves `start` (a choice and its schedule) by tiling moves until
-/// `deadline`. `pass_seconds`: the time one pass took on the start choice.
+/// `deadline`. `pass_seconds`: the time one pass took on the start choice;
+/// `insertion`: choices are also evaluated by insertion passes.
 #[allow(clippy::too_many_arguments)]
 pub fn improve(
     tl: &tiling::Tilings,
     flexible: &[u32],
     start: (Vec<u32>, Found),
     lb: u64,
+    insertion: bool,
     mut stats: FreeStats,
     patience: usize,
     pass_seconds: f64,
@@ -162,6 +177,8 @@ pub fn improve(
     let group_moves_in_8 = if flexible.len() > 64 * groups { 7 } else { 4 };
     let mut repeats = 0usize;
     let mut width = 1usize;
+    let mut insertion = insertion;
+    let (mut insertion_evals, mut insertion_close) = (0usize, false);
     // An evaluation is a few passes (the first rule, forward-backward).
     while !deadline.expired()
         && best.makespan > lb
@@ -192,7 +209,22 @@ pub fn improve(
                 best.makespan
             )
         });
-        let found = evaluate(inst, cand.clone(), lb, &mut stats, deadline);
+        let (found, by_insertion) =
+            evaluate(inst, cand.clone(), lb, insertion, &mut stats, deadline);
+        if insertion {
+            // Insertion passes stop judging the moves once a window of
+            // them never came within 5 % of the best schedule: there they
+            // only slow the evaluations (small graphs, where the parallel
+            // scheme's first moves soon pass them).
+            insertion_evals += 1;
+            if by_insertion.is_some_and(|m| m <= best.makespan.saturating_add(best.makespan / 20)) {
+                insertion_close = true;
+            }
+            if insertion_evals == INSERTION_WINDOW {
+                insertion = insertion_close;
+                (insertion_evals, insertion_close) = (0, false);
+            }
+        }
         // Outcomes are attributed to a tiling only for single-op moves.
         if width == 1 && !group_move {
             let o = outcome.entry((op, t)).or_default();
