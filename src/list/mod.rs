@@ -529,7 +529,7 @@ impl Run<'_> {
         let Some(ms) = s.insertion_firsts(self.lb, &self.deadline) else {
             return false;
         };
-        let competitive = ms <= best.makespan.saturating_add(best.makespan / 20);
+        let competitive = search::near_best(ms, best.makespan);
         log::debug!(
             "insertion passes {ms} against {}: tiling moves evaluated by them too: {competitive}",
             best.makespan

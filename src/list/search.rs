@@ -112,6 +112,13 @@ pub struct Searcher<'g, 'a> {
     frugal_ops: Option<Vec<u32>>,
 }
 
+/// Whether the insertion scheme's makespan `ms` comes within 5 % of `best`:
+/// the test by which the insertion passes keep the time (the search's trial)
+/// and judge tiling moves (`Run::insertion_competitive`, the tiling search).
+pub(super) fn near_best(ms: u64, best: u64) -> bool {
+    ms <= best.saturating_add(best / 20)
+}
+
 /// An op order with a block of one to four consecutive ops of `ops` moved by
 /// up to `OP_MOVE` places, when the op edges allow it (`pos`: scratch, the
 /// new positions).
@@ -924,11 +931,14 @@ impl<'g, 'a> Searcher<'g, 'a> {
         let mut kicks = 0usize;
         let list_best = self.best.as_ref().map_or(u64::MAX, |b| b.makespan);
         let trial = deadline.share(POLICY.insertion_trial_share);
+        // Some room past a makespan: a node that waits for a later one's
+        // release is placed once that one is.
+        let room = |ms: u64| Some(ms + ms / 16).filter(|&h| ins.fits(h)).unwrap_or(ms);
         while !deadline.expired() && best_ms > target && n_ops > 1 {
             // Far behind the scheme's schedules after a fair try: their
             // sampling gets the time back.
             if (passes >= POLICY.insertion_trial || trial.expired())
-                && best_ms > list_best.saturating_add(list_best / 20)
+                && !near_best(best_ms, list_best)
             {
                 break;
             }
@@ -948,10 +958,8 @@ impl<'g, 'a> Searcher<'g, 'a> {
                     }
                 }
                 passes += 1;
-                let room = Some(best_ms + best_ms / 16)
-                    .filter(|&h| ins.fits(h))
-                    .unwrap_or(best_ms);
-                let Some(st) = ins.pass(&frugal::node_list(g, &ops), room, deadline) else {
+                let Some(st) = ins.pass(&frugal::node_list(g, &ops), room(best_ms), deadline)
+                else {
                     failed += 1;
                     continue;
                 };
@@ -971,10 +979,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
                 continue;
             };
             passes += 1;
-            // Some room past the makespan: a node that waits for a later
-            // one's release is placed once that one is.
-            let room = Some(ms + ms / 16).filter(|&h| ins.fits(h)).unwrap_or(ms);
-            let Some(st) = ins.pass(&frugal::node_list(g, &next), room, deadline) else {
+            let Some(st) = ins.pass(&frugal::node_list(g, &next), room(ms), deadline) else {
                 failed += 1;
                 continue;
             };

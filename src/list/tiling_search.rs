@@ -18,7 +18,7 @@ use crate::solve::{Note, NoteKind, Progress};
 use crate::stop::Deadline;
 
 use super::priority::{Rng, Rule};
-use super::search::FreeStats;
+use super::search::{FreeStats, near_best};
 use super::{Found, Searcher, tiling};
 
 /// Evaluations in a window of the insertion passes' test (`improve`).
@@ -146,7 +146,7 @@ pub fn improve(
     flexible: &[u32],
     start: (Vec<u32>, Found),
     lb: u64,
-    insertion: bool,
+    mut insertion: bool,
     mut stats: FreeStats,
     patience: usize,
     pass_seconds: f64,
@@ -177,7 +177,6 @@ pub fn improve(
     let group_moves_in_8 = if flexible.len() > 64 * groups { 7 } else { 4 };
     let mut repeats = 0usize;
     let mut width = 1usize;
-    let mut insertion = insertion;
     let (mut insertion_evals, mut insertion_close) = (0usize, false);
     // An evaluation is a few passes (the first rule, forward-backward).
     while !deadline.expired()
@@ -217,7 +216,7 @@ pub fn improve(
             // only slow the evaluations (small graphs, where the parallel
             // scheme's first moves soon pass them).
             insertion_evals += 1;
-            if by_insertion.is_some_and(|m| m <= best.makespan.saturating_add(best.makespan / 20)) {
+            if by_insertion.is_some_and(|m| near_best(m, best.makespan)) {
                 insertion_close = true;
             }
             if insertion_evals == INSERTION_WINDOW {
