@@ -61,16 +61,15 @@ pub struct Policy {
     /// Where the insertion search's best is the engine's best when it
     /// stalls, it kicks its best op order (`insertion_kick_moves` block
     /// moves at once) and descends again with `insertion_kick_patience`,
-    /// until the deadline (iterated local search): on the medium tight set
-    /// its first descent stalls within 2 s of a 60 s run, and the parallel
-    /// scheme's sampling that had the rest found nothing shorter
-    /// (results/policy.md).
+    /// until the deadline (iterated local search): where it leads, its first
+    /// descent stalls long before the deadline and the parallel scheme's
+    /// sampling that had the rest found nothing shorter (results/policy.md).
     pub insertion_kick_moves: usize,
     pub insertion_kick_patience: usize,
     /// Insertion passes only up to this many nodes: a pass holds about 60
     /// bytes a node beside the graph (starts, slots, pending counts, the
-    /// list), and at 3 x 10^6 nodes the whole command already peaks near
-    /// 1 GB (959 MiB measured with a pass), the competition's memory.
+    /// list), and at 3 x 10^6 nodes the whole command with a pass already
+    /// peaks near 1 GB, the competition's memory (results/lanes-large-ab.md).
     pub insertion_max_nodes: usize,
 }
 

@@ -108,7 +108,7 @@ pub struct Searcher<'g, 'a> {
     /// (kept only up to `KEEP_PATHS_UP_TO` nodes).
     guide_order: Option<Vec<u64>>,
     /// The memory-frugal op order, once `first_schedule` has computed it
-    /// (the insertion search starts from it; it costs seconds at 10^6 nodes).
+    /// (the insertion search starts from it; O(ops x 256) to compute again).
     frugal_ops: Option<Vec<u32>>,
 }
 
@@ -618,8 +618,8 @@ impl<'g, 'a> Searcher<'g, 'a> {
         if self.costly() {
             // `Policy::costly_free_nodes`: the insertion search first (its
             // first pass is the first parallel schedule where it fits the
-            // cells: on memory-packed graphs of 10^6 nodes within a few
-            // percent of the optimum, where the passes below end 9 % above),
+            // cells, and on memory-packed graphs a better one than the
+            // passes below reach: results/policy.md),
             // then the guide's own order in the unguarded modes (a parallel
             // schedule at the cost of a pass where one completes), then
             // forward-backward from the best schedule so far.
@@ -898,8 +898,8 @@ impl<'g, 'a> Searcher<'g, 'a> {
             passes += 1;
             // While only a serial schedule is known, the first list may run
             // on as a first guarded pass would (`first_guarded_pass_until`):
-            // on memory-packed graphs of 10^6 nodes it is a 2 s pass that
-            // ends near the optimum, where the guarded passes end 9 % above.
+            // cut at a phase's share it is lost work, and the answer stays
+            // the serial schedule.
             let dl = match &self.first_guarded {
                 Some(d) if !self.parallel_found => d,
                 _ => deadline,
