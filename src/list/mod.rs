@@ -368,6 +368,16 @@ impl Run<'_> {
         }
     }
 
+    /// Whether a step that builds the node graph and runs passes may begin:
+    /// at least one first-phase pass's time left. The node graph, keys and
+    /// guide cost a pass's worth of work before a pass looks at the clock,
+    /// so a step begun with less overruns the deadline by that much (on
+    /// 10^6-node graphs, tenths of a second each); below that no pass of
+    /// the step can end anyway.
+    fn time_for_a_pass(&self) -> bool {
+        !self.deadline.expired() && self.deadline.remaining().as_secs_f64() >= self.pass_seconds
+    }
+
     /// Offers the best schedule to the solve's events (`Progress::offer`).
     fn offer_best(&self) {
         if let Some(b) = &self.best {
@@ -389,7 +399,7 @@ impl Run<'_> {
         let Some(before) = self.best.as_ref().map(|b| b.makespan) else {
             return;
         };
-        if self.deadline.expired() || before <= self.lb {
+        if !self.time_for_a_pass() || before <= self.lb {
             return;
         }
         let bottleneck = NodeGraph::new(inst, self.choice.clone())
@@ -545,7 +555,7 @@ impl Run<'_> {
     /// Sampling and forward-backward on the final choice.
     fn sampling(&mut self, patience: usize) {
         let Some(best) = &self.best else { return };
-        if best.makespan <= self.lb || self.deadline.expired() {
+        if best.makespan <= self.lb || !self.time_for_a_pass() {
             return;
         }
         let g = NodeGraph::new(self.inst, self.choice.clone()).expect("built before");

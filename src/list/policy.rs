@@ -66,10 +66,18 @@ pub struct Policy {
     /// sampling that had the rest found nothing shorter (results/policy.md).
     pub insertion_kick_moves: usize,
     pub insertion_kick_patience: usize,
+    /// The node-level descent (`Searcher::node_descent`, where no
+    /// op-contiguous list completes) stops after this many node moves in a
+    /// row without a shorter schedule; it runs on graphs of up to
+    /// `node_descent_max_nodes` nodes (a pass there takes milliseconds; on
+    /// a 5,000-node medium tight graph one node move at a time gained 3 %
+    /// in 14 s, results/policy.md).
+    pub node_patience: usize,
+    pub node_descent_max_nodes: usize,
     /// Insertion passes only up to this many nodes: a pass holds about 60
     /// bytes a node beside the graph (starts, slots, pending counts, the
     /// list), and at 3 x 10^6 nodes the whole command with a pass already
-    /// peaks near 1 GB, the competition's memory (results/lanes-large-ab.md).
+    /// peaks near 1 GB, the competition's memory (results/archive/lanes-large-ab-insertion-first.md).
     pub insertion_max_nodes: usize,
 }
 
@@ -92,6 +100,8 @@ pub const POLICY: Policy = Policy {
     insertion_trial_share: 0.25,
     insertion_kick_moves: 4,
     insertion_kick_patience: 300,
+    node_patience: 5_000,
+    node_descent_max_nodes: 5_000,
     insertion_max_nodes: 3_000_000,
 };
 

@@ -149,6 +149,62 @@ fn block_move(g: &NodeGraph, ops: &[u32], pos: &mut [usize], rng: &mut Rng) -> O
     (!breaks).then_some(next)
 }
 
+/// Places a node moves by in the node-level descent (`node_move`): the
+/// tries of one node by one to this many places.
+const NODE_MOVE: usize = 64;
+
+/// One node of a topological node list moved by up to `NODE_MOVE` places
+/// in place, where its edges allow (`pos`: each node's index in `list`,
+/// kept up to date). The move `(from, to)`, which `undo_node_move` takes
+/// back; `None` (the list unchanged) where an edge refuses it.
+fn node_move(
+    g: &NodeGraph,
+    list: &mut [u32],
+    pos: &mut [usize],
+    rng: &mut Rng,
+) -> Option<(usize, usize)> {
+    let n = list.len();
+    let i = rng.below_mod(n);
+    let k = 1 + rng.below_mod(NODE_MOVE);
+    let j = if rng.below_mod(2) == 0 {
+        i.checked_sub(k)?
+    } else {
+        Some(i + k).filter(|&j| j < n)?
+    };
+    let v = list[i];
+    let mut free = true;
+    if j < i {
+        g.for_each_pred(v, |p| free &= pos[p as usize] < j);
+    } else {
+        g.for_each_succ(v, |s| free &= pos[s as usize] > j);
+    }
+    if !free {
+        return None;
+    }
+    shift(list, pos, i, j);
+    Some((i, j))
+}
+
+/// Moves the node at `from` to `to`, the nodes between one place over.
+fn shift(list: &mut [u32], pos: &mut [usize], from: usize, to: usize) {
+    let (lo, hi) = (from.min(to), from.max(to));
+    if to < from {
+        list[lo..=hi].rotate_right(1);
+    } else {
+        list[lo..=hi].rotate_left(1);
+    }
+    for k in lo..=hi {
+        pos[list[k] as usize] = k;
+    }
+}
+
+/// The horizon of a search's pass from a schedule of makespan `ms`: some
+/// room past it (a node that waits for a later one's release is placed once
+/// that one is), within the cells.
+fn room(ins: &super::insertion::Insertion, ms: u64) -> u64 {
+    Some(ms + ms / 16).filter(|&h| ins.fits(h)).unwrap_or(ms)
+}
+
 /// The latest end of an insertion pass's starts (all below its horizon).
 fn ends(g: &NodeGraph, start: &[u64]) -> u64 {
     (0..g.n_nodes())
@@ -624,6 +680,9 @@ impl<'g, 'a> Searcher<'g, 'a> {
             // schedule at the cost of a pass where one completes), then
             // forward-backward from the best schedule so far.
             self.insertion_search(&mut Rng::new(INSERTION_SEED), target, true, deadline);
+            if self.reached(target) || deadline.expired() {
+                return;
+            }
             if let Some(order) = &self.guide_order {
                 let order = order.clone();
                 self.passes += 1;
@@ -784,6 +843,11 @@ impl<'g, 'a> Searcher<'g, 'a> {
     /// Up to `rounds` forward-backward improvements of the best schedule.
     pub fn forward_backward(&mut self, rounds: usize, target: u64, deadline: &Deadline) {
         for _ in 0..rounds {
+            // The keys and the guide below cost a pass's worth of work before
+            // the pass looks at the clock: none of it past the deadline.
+            if deadline.expired() {
+                return;
+            }
             let Some(best) = &self.best else { return };
             let before = best.makespan;
             let back = backward::backward_keys(self.g, &best.schedule.start);
@@ -915,6 +979,11 @@ impl<'g, 'a> Searcher<'g, 'a> {
         }
         let Some((mut ops, mut ms)) = cur else {
             log::debug!("insertion search: no first list completes (horizon {horizon})");
+            if let Some((rng, _)) = search
+                && g.n_nodes() <= POLICY.node_descent_max_nodes
+            {
+                self.node_descent(&ins, horizon, rng, target, deadline);
+            }
             return None;
         };
         let first = ms;
@@ -931,9 +1000,6 @@ impl<'g, 'a> Searcher<'g, 'a> {
         let mut kicks = 0usize;
         let list_best = self.best.as_ref().map_or(u64::MAX, |b| b.makespan);
         let trial = deadline.share(POLICY.insertion_trial_share);
-        // Some room past a makespan: a node that waits for a later one's
-        // release is placed once that one is.
-        let room = |ms: u64| Some(ms + ms / 16).filter(|&h| ins.fits(h)).unwrap_or(ms);
         while !deadline.expired() && best_ms > target && n_ops > 1 {
             // Far behind the scheme's schedules after a fair try: their
             // sampling gets the time back.
@@ -958,7 +1024,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
                     }
                 }
                 passes += 1;
-                let Some(st) = ins.pass(&frugal::node_list(g, &ops), room(best_ms), deadline)
+                let Some(st) = ins.pass(&frugal::node_list(g, &ops), room(&ins, best_ms), deadline)
                 else {
                     failed += 1;
                     continue;
@@ -979,7 +1045,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
                 continue;
             };
             passes += 1;
-            let Some(st) = ins.pass(&frugal::node_list(g, &next), room(ms), deadline) else {
+            let Some(st) = ins.pass(&frugal::node_list(g, &next), room(&ins, ms), deadline) else {
                 failed += 1;
                 continue;
             };
@@ -1004,6 +1070,66 @@ impl<'g, 'a> Searcher<'g, 'a> {
             t0.elapsed().as_secs_f64()
         );
         Some(first)
+    }
+
+    /// Where no op-contiguous list completes (every op's nodes in a row
+    /// trap memory: holds that only a finer interleaving closes), a descent
+    /// over node lists instead: from the best schedule's start order (an
+    /// insertion pass of it is a left shift of it with insertion), one node
+    /// moved by up to `NODE_MOVE` places where its edges allow, kept when
+    /// the pass completes no longer; until `deadline`, `target`, or
+    /// `Policy::node_patience` moves in a row without a shorter schedule;
+    /// up to `Policy::node_descent_max_nodes` nodes.
+    /// Each pass is legal when it completes (`insertion.rs`); the schedules
+    /// kept are checked again (`consider_checked`).
+    fn node_descent(
+        &mut self,
+        ins: &super::insertion::Insertion,
+        horizon: u64,
+        rng: &mut Rng,
+        target: u64,
+        deadline: &Deadline,
+    ) {
+        let g = self.g;
+        let Some(best) = &self.best else { return };
+        let mut list = sgs::activity_list(g, &priority::keys_from_starts(&best.schedule.start));
+        let Some(st) = ins.pass(&list, horizon, deadline) else {
+            log::debug!("node descent: the best schedule's start order does not complete");
+            return;
+        };
+        let t0 = std::time::Instant::now();
+        let mut passes = 1usize;
+        let (start_ms, mut ms) = (ends(g, &st), ends(g, &st));
+        self.consider_checked(ins.schedule(st), ms, passes);
+        let mut pos = vec![0usize; list.len()];
+        for (k, &v) in list.iter().enumerate() {
+            pos[v as usize] = k;
+        }
+        let (mut stalled, mut improved) = (0usize, 0usize);
+        while !deadline.expired() && ms > target && stalled < POLICY.node_patience && list.len() > 1
+        {
+            stalled += 1;
+            let Some((from, to)) = node_move(g, &mut list, &mut pos, rng) else {
+                continue;
+            };
+            passes += 1;
+            match ins.pass(&list, room(ins, ms), deadline) {
+                Some(st) if ends(g, &st) <= ms => {
+                    let m2 = ends(g, &st);
+                    if m2 < ms {
+                        improved += 1;
+                        stalled = 0;
+                        ms = m2;
+                        self.consider_checked(ins.schedule(st), ms, passes);
+                    }
+                }
+                _ => shift(&mut list, &mut pos, to, from),
+            }
+        }
+        log::debug!(
+            "node descent: {passes} passes, {improved} improvements, {start_ms} -> {ms} in {:.2} s",
+            t0.elapsed().as_secs_f64()
+        );
     }
 
     /// Randomised sampling around the rules, with forward-backward on
@@ -1116,5 +1242,132 @@ mod tests {
             taken > 100 && refused > 100,
             "{taken} taken, {refused} refused"
         );
+    }
+
+    /// Forward-backward begun past its deadline leaves the search as it
+    /// was: no pass, and the guide kept. (Rebuilding the guide from the best
+    /// schedule drops the old one first; begun past the deadline, it then
+    /// stopped at the clock with no guide, after tenths of a second of keys
+    /// and serial pass on 10^6-node graphs.)
+    #[test]
+    fn forward_backward_past_its_deadline_leaves_the_search_as_it_was() {
+        let cfg = GenConfig {
+            seed: 5,
+            ops: 200,
+            tightness: 0.9,
+            ..GenConfig::default()
+        };
+        let made = generate(&cfg).expect("a generated instance");
+        let g = NodeGraph::new(&made.instance, made.witness.choice.clone()).expect("a graph");
+        let mut s = Searcher::new(&g);
+        assert!(!s.md.memory_is_loose(), "memory binds on this graph");
+        // Above `DEADLINE_EVERY` events: a serial pass looks at the clock.
+        assert!(g.n_nodes() > 1000, "{} nodes", g.n_nodes());
+        s.deterministic(0, &Deadline::after(std::time::Duration::from_secs(600)));
+        let before = (s.passes, s.best.as_ref().map(|b| b.makespan));
+        assert!(
+            before.1.is_some() && s.guide.is_some(),
+            "a schedule and a guide"
+        );
+        let past = Deadline::after(std::time::Duration::ZERO);
+        s.forward_backward(8, 0, &past);
+        assert_eq!((s.passes, s.best.as_ref().map(|b| b.makespan)), before);
+        assert!(s.guide.is_some() && !s.timed_out, "the guide kept");
+    }
+
+    /// Node moves keep a node list topological and `pos` its inverse, both
+    /// outcomes occur (moves taken, moves an edge refuses), and `shift`
+    /// back from the move's target undoes it.
+    #[test]
+    fn node_moves_keep_every_edge_forward_and_undo() {
+        let cfg = GenConfig {
+            seed: 4,
+            ops: 40,
+            graphs: 2,
+            density: 2.0,
+            ..GenConfig::default()
+        };
+        let made = generate(&cfg).expect("a generated instance");
+        let g = NodeGraph::new(&made.instance, made.witness.choice.clone()).expect("a graph");
+        let mut list = g.topo_order();
+        let mut pos = vec![0usize; list.len()];
+        for (k, &v) in list.iter().enumerate() {
+            pos[v as usize] = k;
+        }
+        let mut rng = Rng::new(11);
+        let (mut taken, mut refused) = (0, 0);
+        for round in 0..4000 {
+            let before = list.clone();
+            let Some((from, to)) = node_move(&g, &mut list, &mut pos, &mut rng) else {
+                assert_eq!(list, before, "a refused move changes nothing");
+                refused += 1;
+                continue;
+            };
+            taken += 1;
+            for (k, &v) in list.iter().enumerate() {
+                assert_eq!(pos[v as usize], k, "pos is the inverse");
+                g.for_each_succ(v, |w| {
+                    assert!(pos[w as usize] > k, "edge {v} -> {w} backwards")
+                });
+            }
+            if round % 2 == 0 {
+                shift(&mut list, &mut pos, to, from);
+                assert_eq!(list, before, "shift back undoes the move");
+            }
+        }
+        assert!(
+            taken > 100 && refused > 100,
+            "{taken} taken, {refused} refused"
+        );
+    }
+
+    /// The tilings of a SAT schedule of a memory-tight instance, each op
+    /// fixed (tests/serial_search.rs): no op-contiguous list completes an
+    /// insertion pass, and the insertion search then descends over node
+    /// lists: its schedule passes the validator and is shorter than the
+    /// insertion pass of the best schedule's start order it starts from.
+    #[test]
+    fn the_node_descent_shortens_where_no_op_list_completes() {
+        let path = format!(
+            "{}/tests/data/tight-sat-tilings.txt",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let inst = crate::instance::parse_file(std::path::Path::new(&path)).expect("parses");
+        let choice: Vec<u32> = (0..inst.graph.n_ops() as u32)
+            .map(|o| inst.usable_tilings(o).next().expect("one tiling an op"))
+            .collect();
+        let g = NodeGraph::new(&inst, choice).expect("a graph");
+        let long = Deadline::after(std::time::Duration::from_secs(600));
+        let mut s = Searcher::new(&g);
+        s.search_serial_orders();
+        s.deterministic(0, &long);
+        s.ensure_schedule(&long);
+        assert_eq!(s.insertion_firsts(0, &long), None, "no op list completes");
+        let best = s.best.as_ref().expect("a schedule");
+        let total: u64 = (0..g.n_nodes() as u32).map(|v| g.dur(v)).sum();
+        let ins = super::super::insertion::Insertion::new(&g, 1).expect("fits");
+        let list = sgs::activity_list(&g, &priority::keys_from_starts(&best.schedule.start));
+        let mut horizon = total;
+        while !ins.fits(horizon) {
+            horizon /= 2;
+        }
+        let start_ms = ends(
+            &g,
+            &ins.pass(&list, horizon, &long)
+                .expect("the start order completes"),
+        );
+        s.insertion_search(
+            &mut Rng::new(INSERTION_SEED),
+            0,
+            false,
+            &Deadline::after(std::time::Duration::from_secs(3)),
+        );
+        let after = s.best.as_ref().expect("a schedule");
+        assert!(
+            after.makespan < start_ms,
+            "{} against {start_ms}",
+            after.makespan
+        );
+        assert!(crate::schedule::check(&g, &after.schedule, 10).is_empty());
     }
 }
