@@ -371,9 +371,9 @@ impl Run<'_> {
     /// Whether a step that builds the node graph and runs passes may begin:
     /// at least one first-phase pass's time left. The node graph, keys and
     /// guide cost a pass's worth of work before a pass looks at the clock,
-    /// so a step begun with less overruns the deadline by that much (on
-    /// 10^6-node graphs, tenths of a second each); below that no pass of
-    /// the step can end anyway.
+    /// so a step begun with less overruns the deadline by that much
+    /// (results/lanes-large-ab.md); below that no pass of the step can end
+    /// anyway.
     fn time_for_a_pass(&self) -> bool {
         !self.deadline.expired() && self.deadline.remaining().as_secs_f64() >= self.pass_seconds
     }

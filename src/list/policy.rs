@@ -69,9 +69,9 @@ pub struct Policy {
     /// The node-level descent (`Searcher::node_descent`, where no
     /// op-contiguous list completes) stops after this many node moves in a
     /// row without a shorter schedule; it runs on graphs of up to
-    /// `node_descent_max_nodes` nodes (a pass there takes milliseconds; on
-    /// a 5,000-node medium tight graph one node move at a time gained 3 %
-    /// in 14 s, results/policy.md).
+    /// `node_descent_max_nodes` nodes: each move costs a whole pass, and on
+    /// larger graphs one node at a time gains too little in the time
+    /// (results/policy.md, "Node lists").
     pub node_patience: usize,
     pub node_descent_max_nodes: usize,
     /// Insertion passes only up to this many nodes: a pass holds about 60
