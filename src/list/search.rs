@@ -155,8 +155,8 @@ const NODE_MOVE: usize = 64;
 
 /// One node of a topological node list moved by up to `NODE_MOVE` places
 /// in place, where its edges allow (`pos`: each node's index in `list`,
-/// kept up to date). The move `(from, to)`, which `undo_node_move` takes
-/// back; `None` (the list unchanged) where an edge refuses it.
+/// kept up to date). The move `(from, to)`, which `shift(list, pos, to,
+/// from)` takes back; `None` (the list unchanged) where an edge refuses it.
 fn node_move(
     g: &NodeGraph,
     list: &mut [u32],
@@ -183,6 +183,15 @@ fn node_move(
     }
     shift(list, pos, i, j);
     Some((i, j))
+}
+
+/// Each node's index in `list` (a permutation of the nodes).
+fn positions(list: &[u32]) -> Vec<usize> {
+    let mut pos = vec![0usize; list.len()];
+    for (k, &v) in list.iter().enumerate() {
+        pos[v as usize] = k;
+    }
+    pos
 }
 
 /// Moves the node at `from` to `to`, the nodes between one place over.
@@ -1099,12 +1108,10 @@ impl<'g, 'a> Searcher<'g, 'a> {
         };
         let t0 = std::time::Instant::now();
         let mut passes = 1usize;
-        let (start_ms, mut ms) = (ends(g, &st), ends(g, &st));
+        let start_ms = ends(g, &st);
+        let mut ms = start_ms;
         self.consider_checked(ins.schedule(st), ms, passes);
-        let mut pos = vec![0usize; list.len()];
-        for (k, &v) in list.iter().enumerate() {
-            pos[v as usize] = k;
-        }
+        let mut pos = positions(&list);
         let (mut stalled, mut improved) = (0usize, 0usize);
         while !deadline.expired() && ms > target && stalled < POLICY.node_patience && list.len() > 1
         {
@@ -1113,9 +1120,11 @@ impl<'g, 'a> Searcher<'g, 'a> {
                 continue;
             };
             passes += 1;
-            match ins.pass(&list, room(ins, ms), deadline) {
-                Some(st) if ends(g, &st) <= ms => {
-                    let m2 = ends(g, &st);
+            match ins
+                .pass(&list, room(ins, ms), deadline)
+                .map(|st| (ends(g, &st), st))
+            {
+                Some((m2, st)) if m2 <= ms => {
                     if m2 < ms {
                         improved += 1;
                         stalled = 0;
@@ -1290,10 +1299,7 @@ mod tests {
         let made = generate(&cfg).expect("a generated instance");
         let g = NodeGraph::new(&made.instance, made.witness.choice.clone()).expect("a graph");
         let mut list = g.topo_order();
-        let mut pos = vec![0usize; list.len()];
-        for (k, &v) in list.iter().enumerate() {
-            pos[v as usize] = k;
-        }
+        let mut pos = positions(&list);
         let mut rng = Rng::new(11);
         let (mut taken, mut refused) = (0, 0);
         for round in 0..4000 {
