@@ -264,7 +264,9 @@ impl<'g, 'a> Insertion<'g, 'a> {
     }
 
     /// Places `list` (a topological order of every node) with every end at
-    /// most `horizon`, or until `deadline`. A node that fits nowhere yet (a later node of the
+    /// most `horizon`, or until `deadline` (looked at every
+    /// `DEADLINE_EVERY` nodes of the list, and before each round of
+    /// retries while nodes wait). A node that fits nowhere yet (a later node of the
     /// list would release what it needs: equal starts in a schedule's order)
     /// waits, up to `MAX_WAITING` nodes at once, and is tried again after
     /// each placement. `None` when nodes still wait at the end, too many
@@ -295,9 +297,16 @@ impl<'g, 'a> Insertion<'g, 'a> {
                 waiting.push((v, reserve));
                 continue;
             }
-            // Each placement may release what a waiting node lacks.
+            // Each placement may release what a waiting node lacks. The
+            // retries may cost more than the list itself (up to
+            // `MAX_WAITING` nodes after every placement, from the first
+            // again after each success): the deadline is looked at before
+            // each round.
             let mut i = 0;
             while i < waiting.len() {
+                if i == 0 && deadline.expired() {
+                    return None;
+                }
                 let (w, reserved) = waiting[i];
                 if reserved {
                     st.reserve(self, w, -1);

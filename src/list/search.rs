@@ -1334,14 +1334,7 @@ mod tests {
     /// insertion pass of the best schedule's start order it starts from.
     #[test]
     fn the_node_descent_shortens_where_no_op_list_completes() {
-        let path = format!(
-            "{}/tests/data/tight-sat-tilings.txt",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let inst = crate::instance::parse_file(std::path::Path::new(&path)).expect("parses");
-        let choice: Vec<u32> = (0..inst.graph.n_ops() as u32)
-            .map(|o| inst.usable_tilings(o).next().expect("one tiling an op"))
-            .collect();
+        let (inst, choice) = tight_sat_tilings();
         let g = NodeGraph::new(&inst, choice).expect("a graph");
         let long = Deadline::after(std::time::Duration::from_secs(600));
         let mut s = Searcher::new(&g);
@@ -1375,5 +1368,47 @@ mod tests {
             after.makespan
         );
         assert!(crate::schedule::check(&g, &after.schedule, 10).is_empty());
+    }
+
+    /// tests/data/tight-sat-tilings.txt with its one usable tiling an op.
+    fn tight_sat_tilings() -> (crate::instance::Instance, Vec<u32>) {
+        let path = format!(
+            "{}/tests/data/tight-sat-tilings.txt",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let inst = crate::instance::parse_file(std::path::Path::new(&path)).expect("parses");
+        let choice: Vec<u32> = (0..inst.graph.n_ops() as u32)
+            .map(|o| inst.usable_tilings(o).next().expect("one tiling an op"))
+            .collect();
+        (inst, choice)
+    }
+
+    /// An insertion pass whose nodes wait looks at the deadline while it
+    /// retries them, not only every `DEADLINE_EVERY` nodes of the list: the
+    /// retries after each placement can cost far more than the list (up
+    /// to `MAX_WAITING` nodes after every placement). The start order
+    /// of a schedule with equal starts makes nodes wait; the list is
+    /// shorter than `DEADLINE_EVERY`, so only the retries' look ends it.
+    #[test]
+    fn an_insertion_pass_with_waiting_nodes_stops_at_its_deadline() {
+        let (inst, choice) = tight_sat_tilings();
+        let g = NodeGraph::new(&inst, choice).expect("a graph");
+        let long = Deadline::after(std::time::Duration::from_secs(600));
+        let mut s = Searcher::new(&g);
+        s.search_serial_orders();
+        s.deterministic(0, &long);
+        s.ensure_schedule(&long);
+        let best = s.best.as_ref().expect("a schedule");
+        let ins = super::super::insertion::Insertion::new(&g, 1).expect("fits");
+        let list = sgs::activity_list(&g, &priority::keys_from_starts(&best.schedule.start));
+        assert!(list.len() < 4096, "the list alone never looks");
+        let total: u64 = (0..g.n_nodes() as u32).map(|v| g.dur(v)).sum();
+        let mut horizon = total;
+        while !ins.fits(horizon) {
+            horizon /= 2;
+        }
+        assert!(ins.pass(&list, horizon, &long).is_some(), "it completes");
+        let past = Deadline::after(std::time::Duration::ZERO);
+        assert!(ins.pass(&list, horizon, &past).is_none(), "it stops");
     }
 }
