@@ -365,7 +365,7 @@ fn gcd(a: u64, b: u64) -> u64 {
 }
 
 /// Placements between two looks at the deadline.
-const DEADLINE_EVERY: usize = 4096;
+pub(super) const DEADLINE_EVERY: usize = 4096;
 
 /// Nodes a pass lets wait for a later placement at once.
 const MAX_WAITING: usize = 1024;

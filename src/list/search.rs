@@ -1343,13 +1343,9 @@ mod tests {
         s.ensure_schedule(&long);
         assert_eq!(s.insertion_firsts(0, &long), None, "no op list completes");
         let best = s.best.as_ref().expect("a schedule");
-        let total: u64 = (0..g.n_nodes() as u32).map(|v| g.dur(v)).sum();
         let ins = super::super::insertion::Insertion::new(&g, 1).expect("fits");
         let list = sgs::activity_list(&g, &priority::keys_from_starts(&best.schedule.start));
-        let mut horizon = total;
-        while !ins.fits(horizon) {
-            horizon /= 2;
-        }
+        let horizon = fitting_horizon(&g, &ins);
         let start_ms = ends(
             &g,
             &ins.pass(&list, horizon, &long)
@@ -1368,6 +1364,16 @@ mod tests {
             after.makespan
         );
         assert!(crate::schedule::check(&g, &after.schedule, 10).is_empty());
+    }
+
+    /// The total of the durations, halved until the insertion passes' cells
+    /// hold it.
+    fn fitting_horizon(g: &NodeGraph, ins: &super::super::insertion::Insertion) -> u64 {
+        let mut horizon: u64 = (0..g.n_nodes() as u32).map(|v| g.dur(v)).sum();
+        while !ins.fits(horizon) {
+            horizon /= 2;
+        }
+        horizon
     }
 
     /// tests/data/tight-sat-tilings.txt with its one usable tiling an op.
@@ -1401,12 +1407,11 @@ mod tests {
         let best = s.best.as_ref().expect("a schedule");
         let ins = super::super::insertion::Insertion::new(&g, 1).expect("fits");
         let list = sgs::activity_list(&g, &priority::keys_from_starts(&best.schedule.start));
-        assert!(list.len() < 4096, "the list alone never looks");
-        let total: u64 = (0..g.n_nodes() as u32).map(|v| g.dur(v)).sum();
-        let mut horizon = total;
-        while !ins.fits(horizon) {
-            horizon /= 2;
-        }
+        assert!(
+            list.len() < super::super::insertion::DEADLINE_EVERY,
+            "the list alone never looks"
+        );
+        let horizon = fitting_horizon(&g, &ins);
         assert!(ins.pass(&list, horizon, &long).is_some(), "it completes");
         let past = Deadline::after(std::time::Duration::ZERO);
         assert!(ins.pass(&list, horizon, &past).is_none(), "it stops");
