@@ -330,3 +330,39 @@ fn answers_at_a_level_go_on_where_they_stopped() {
     let s = out.schedule.expect("a better schedule");
     assert_eq!(legal_makespan(&inst, &s), 171, "{:?}", out.stats);
 }
+
+/// At the levels the natural choice (each op's tiling of the shortest
+/// critical path) is decided first, in an encoding of its own: on
+/// lanes-150-m2 (instances/sets/lanes.set: memory full at every instant of
+/// the witness, whose tilings are the natural ones; every tiling of an op
+/// has the same memory area, so the relaxation values the choices alike)
+/// the level pass from a list schedule's choice finds the schedule at the
+/// bound, 600, in a few seconds. The choices nearest the list schedule's
+/// are hundreds, each undecided in its first answers (the pass without the
+/// natural choice first ends at the deadline with none).
+#[test]
+fn the_level_pass_decides_the_natural_choice_first() {
+    let made = tmin::generate::generate_lanes(&tmin::generate::LanesConfig {
+        seed: 3,
+        ops: 40,
+        nodes_min: 2,
+        nodes_max: 6,
+        lanes: 3,
+        mem_types: 2,
+        tilings: 2,
+        density: 0.5,
+        ..tmin::generate::LanesConfig::default()
+    })
+    .expect("a lanes instance");
+    let inst = &made.instance;
+    let start = list_schedule(inst, 300);
+    assert!(legal_makespan(inst, &start) > u128::from(made.optimum));
+    let levels = ChoiceOptions {
+        pass: Pass::Levels,
+        ..ChoiceOptions::default()
+    };
+    let (out, lb) = run(inst, Some(&start), &levels, 12.0);
+    assert_eq!(lb, made.optimum, "the area bound is the optimum");
+    let s = out.schedule.expect("the schedule at the bound");
+    assert_eq!(legal_makespan(inst, &s), u128::from(made.optimum));
+}

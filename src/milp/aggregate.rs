@@ -322,6 +322,43 @@ pub enum Proposal {
 /// thousand for a whole level).
 const ENUMERATION_NODES: u64 = 200_000;
 
+/// The refuted combinations of `bounds` and the `excluded` choices, as the
+/// enumeration takes them.
+fn nogoods<'b>(bounds: &'b Bounds, excluded: &'b [Vec<(u32, u32)>]) -> Vec<&'b [(u32, u32)]> {
+    bounds
+        .nogoods
+        .combinations()
+        .chain(excluded.iter().map(Vec::as_slice))
+        .collect()
+}
+
+/// `choice` itself where the relaxation puts it at or below `level` (time)
+/// outside `excluded` and the refuted combinations of `bounds` (a tiling
+/// that is not a candidate taken as the op's first candidate); else a
+/// choice the enumeration around it meets within as many steps as there
+/// are ops, else `None`. Apart from `propose`'s order: nothing to exclude
+/// but what is proposed.
+pub fn propose_first(
+    rel: &Relaxation,
+    bounds: &Bounds,
+    excluded: &[Vec<(u32, u32)>],
+    level: u64,
+    choice: &[u32],
+    deadline: &Deadline,
+) -> Option<Vec<u32>> {
+    match rel.next_within(
+        level / rel.unit,
+        &nogoods(bounds, excluded),
+        Some(choice),
+        None,
+        choice.len() as u64 + 1,
+        deadline.end,
+    ) {
+        Next::Choice(c) => Some(c),
+        Next::Exhausted | Next::Unknown => None,
+    }
+}
+
 /// Units above an exhausted level the enumeration tries before the MILP
 /// computes the relaxation's next value (`propose`).
 const ENUMERATED_STEPS: u64 = 4;
@@ -348,11 +385,7 @@ pub fn propose(
     let Some(rel) = rel else {
         return Proposal::Unsolved;
     };
-    let nogoods: Vec<&[(u32, u32)]> = bounds
-        .nogoods
-        .combinations()
-        .chain(excluded.iter().map(Vec::as_slice))
-        .collect();
+    let nogoods = nogoods(bounds, excluded);
     let from = after
         .as_ref()
         .filter(|(l, _)| *l == level)

@@ -30,7 +30,9 @@
 //! is optimal, and when every choice the relaxation puts at the level is
 //! refuted, the bound rises. There the relaxation's choices come from its
 //! exact enumeration (bounds::relaxation), nearest to the incumbent's choice
-//! first, rather than from one MILP solve each.
+//! first, rather than from one MILP solve each; before them, once a pass
+//! at the first level that has it, the natural choice (each op's tiling of
+//! the shortest critical path), decided in an encoding of its own.
 
 mod below;
 mod levels;
@@ -53,7 +55,7 @@ use crate::bounds::relaxation::Relaxation;
 use crate::bounds::windows::Windows;
 use crate::bounds::{Bound, Bounds};
 use crate::instance::Instance;
-use crate::milp::aggregate::{Proposal, propose};
+use crate::milp::aggregate::{Proposal, propose, propose_first};
 use crate::sat::policy::CHOICES;
 use crate::schedule::Schedule;
 use crate::stop::{CpuTimer, Stop};
@@ -228,6 +230,17 @@ struct Search<'m, 'a> {
     /// choices near it first (the optimum's choice is often a few ops away
     /// from a good schedule's).
     prefer: Option<Vec<u32>>,
+    /// At the levels: the natural choice (each op's tiling of the shortest
+    /// critical path, list scheduling's first), proposed once, before the
+    /// choices near the incumbent's at the first level where the
+    /// relaxation puts it; with the last level it was looked for at (once
+    /// a level). Where memory is packed at the bound, the incumbent's
+    /// choice (list scheduling's tiling search, judged by its schedules
+    /// far above the bound) can be many ops away from the optimum's, which
+    /// the fastest tilings may hold.
+    natural: Option<(Vec<u32>, Option<u64>)>,
+    /// The natural choice as proposed, until it is decided.
+    natural_proposed: Option<Vec<u32>>,
     /// Encodings of choices (encoded alone) whose answer at a level the
     /// clock cut short: the next answer there goes on (`decide_alone`).
     kept: Vec<Kept<'a>>,
@@ -373,6 +386,12 @@ pub fn search(
         net_windows: HashMap::new(),
         relaxation: None,
         prefer: start.map(|st| st.choice.clone()),
+        natural: {
+            let tl = crate::list::tiling::Tilings::all(inst);
+            (opts.pass.at_levels() && tl.ops_without().is_empty())
+                .then(|| (crate::list::tiling::initial_choice(&tl), None))
+        },
+        natural_proposed: None,
         kept: Vec::new(),
         events: opts.events.clone(),
     };
@@ -502,7 +521,8 @@ enum Ask {
 impl<'a> Search<'_, 'a> {
     /// The next choice the relaxation puts at or below `level` (time)
     /// outside `excluded` and the refuted combinations
-    /// (`aggregate::propose`), nearest to the incumbent's choice first; a
+    /// (`aggregate::propose`), nearest to the incumbent's choice first (at
+    /// the levels, the natural choice before them, once); a
     /// value the MILP gives names its source for the bound.
     fn propose(
         &mut self,
@@ -513,6 +533,16 @@ impl<'a> Search<'_, 'a> {
         after: &mut Option<(u64, Vec<u32>)>,
         deadline: &Deadline,
     ) -> Proposal {
+        if let (Some((nat, tried)), Some(r)) = (self.natural.as_mut(), rel)
+            && *tried != Some(level)
+        {
+            *tried = Some(level);
+            if let Some(c) = propose_first(r, bounds, excluded, level, nat, deadline) {
+                self.natural = None;
+                self.natural_proposed = Some(c.clone());
+                return Proposal::Within(c);
+            }
+        }
         let p = propose(
             rel,
             bounds,
