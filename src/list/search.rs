@@ -1337,14 +1337,10 @@ mod tests {
         let (inst, choice) = tight_sat_tilings();
         let g = NodeGraph::new(&inst, choice).expect("a graph");
         let long = Deadline::after(std::time::Duration::from_secs(600));
-        let mut s = Searcher::new(&g);
-        s.search_serial_orders();
-        s.deterministic(0, &long);
-        s.ensure_schedule(&long);
+        let mut s = scheduled(&g, &long);
         assert_eq!(s.insertion_firsts(0, &long), None, "no op list completes");
-        let best = s.best.as_ref().expect("a schedule");
         let ins = super::super::insertion::Insertion::new(&g, 1).expect("fits");
-        let list = sgs::activity_list(&g, &priority::keys_from_starts(&best.schedule.start));
+        let list = best_start_order(&s);
         let horizon = fitting_horizon(&g, &ins);
         let start_ms = ends(
             &g,
@@ -1364,6 +1360,22 @@ mod tests {
             after.makespan
         );
         assert!(crate::schedule::check(&g, &after.schedule, 10).is_empty());
+    }
+
+    /// A searcher of `g` with a schedule: the searched serial orders on,
+    /// its deterministic passes run.
+    fn scheduled<'g, 'a>(g: &'g NodeGraph<'a>, deadline: &Deadline) -> Searcher<'g, 'a> {
+        let mut s = Searcher::new(g);
+        s.search_serial_orders();
+        s.deterministic(0, deadline);
+        s.ensure_schedule(deadline);
+        s
+    }
+
+    /// The node list of the searcher's best schedule's start order.
+    fn best_start_order(s: &Searcher) -> Vec<u32> {
+        let best = s.best.as_ref().expect("a schedule");
+        sgs::activity_list(s.g, &priority::keys_from_starts(&best.schedule.start))
     }
 
     /// The total of the durations, halved until the insertion passes' cells
@@ -1400,13 +1412,9 @@ mod tests {
         let (inst, choice) = tight_sat_tilings();
         let g = NodeGraph::new(&inst, choice).expect("a graph");
         let long = Deadline::after(std::time::Duration::from_secs(600));
-        let mut s = Searcher::new(&g);
-        s.search_serial_orders();
-        s.deterministic(0, &long);
-        s.ensure_schedule(&long);
-        let best = s.best.as_ref().expect("a schedule");
+        let s = scheduled(&g, &long);
         let ins = super::super::insertion::Insertion::new(&g, 1).expect("fits");
-        let list = sgs::activity_list(&g, &priority::keys_from_starts(&best.schedule.start));
+        let list = best_start_order(&s);
         assert!(
             list.len() < super::super::insertion::DEADLINE_EVERY,
             "the list alone never looks"

@@ -386,11 +386,12 @@ pub fn search(
         net_windows: HashMap::new(),
         relaxation: None,
         prefer: start.map(|st| st.choice.clone()),
-        natural: {
-            let tl = crate::list::tiling::Tilings::all(inst);
-            (opts.pass.at_levels() && tl.ops_without().is_empty())
-                .then(|| (crate::list::tiling::initial_choice(&tl), None))
-        },
+        natural: (opts.pass.at_levels() && inst.ops_without_usable_tiling().is_empty()).then(
+            || {
+                let tl = crate::list::tiling::Tilings::all(inst);
+                (crate::list::tiling::initial_choice(&tl), None)
+            },
+        ),
         natural_proposed: None,
         kept: Vec::new(),
         events: opts.events.clone(),
