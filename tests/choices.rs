@@ -11,12 +11,14 @@
 //! at a level that the clock cut short go on where they stopped.
 
 mod common;
-use common::{legal_makespan, list_schedule, memory_tight, sat_optimum};
+use common::{lanes_150_m2, legal_makespan, list_schedule, memory_tight, sat_optimum};
 use std::time::Duration;
 
 use tmin::bounds::nogoods::LevelRefutations;
 use tmin::instance::Instance;
-use tmin::sat::choices::{ChoiceOptions, Outcome, Pass, Proven, search};
+use tmin::sat::choices::{
+    ChoiceOptions, NaturalVerdict, Outcome, Pass, Proven, natural_at_level, search,
+};
 use tmin::schedule::Schedule;
 use tmin::stop::Deadline;
 
@@ -342,18 +344,7 @@ fn answers_at_a_level_go_on_where_they_stopped() {
 /// natural choice first ends at the deadline with none).
 #[test]
 fn the_level_pass_decides_the_natural_choice_first() {
-    let made = tmin::generate::generate_lanes(&tmin::generate::LanesConfig {
-        seed: 3,
-        ops: 40,
-        nodes_min: 2,
-        nodes_max: 6,
-        lanes: 3,
-        mem_types: 2,
-        tilings: 2,
-        density: 0.5,
-        ..tmin::generate::LanesConfig::default()
-    })
-    .expect("a lanes instance");
+    let made = lanes_150_m2();
     let inst = &made.instance;
     let start = list_schedule(inst, 300);
     assert!(legal_makespan(inst, &start) > u128::from(made.optimum));
@@ -365,4 +356,39 @@ fn the_level_pass_decides_the_natural_choice_first() {
     assert_eq!(lb, made.optimum, "the area bound is the optimum");
     let s = out.schedule.expect("the schedule at the bound");
     assert_eq!(legal_makespan(inst, &s), u128::from(made.optimum));
+}
+
+/// The natural choice decided alone at a level, as the portfolio asks it
+/// where memory is packed at the bound (`natural_at_level`): on the lanes
+/// instance above, a schedule at the optimum from a list schedule far
+/// above it; one unit below the optimum (no schedule there: the area bound
+/// is exact), the whole choice refuted; at or above the incumbent nothing
+/// is asked.
+#[test]
+fn the_natural_choice_is_decided_alone_at_a_level() {
+    let made = lanes_150_m2();
+    let inst = &made.instance;
+    let start = list_schedule(inst, 300);
+    let bounds = tmin::pipeline::bounds::proven_bounds(inst, Duration::from_secs(2));
+    let at = |level: u64, start: &Schedule| {
+        natural_at_level(
+            inst,
+            &bounds,
+            level,
+            Some(start),
+            &Deadline::after(Duration::from_secs(10)),
+            BUDGET,
+            &Default::default(),
+        )
+    };
+    let NaturalVerdict::Schedule(s) = at(made.optimum, &start) else {
+        panic!("the natural choice has a schedule at the optimum");
+    };
+    assert_eq!(legal_makespan(inst, &s), u128::from(made.optimum));
+    let NaturalVerdict::Refuted(set) = at(made.optimum - 1, &start) else {
+        panic!("no schedule is shorter than the optimum");
+    };
+    assert_eq!(set.len(), inst.graph.ops.len(), "the whole choice");
+    assert!(set.iter().all(|&(op, t)| s.choice[op as usize] == t));
+    assert!(matches!(at(made.optimum, &s), NaturalVerdict::Open));
 }

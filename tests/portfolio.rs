@@ -2,6 +2,7 @@
 //! and one engine's proof stopping the other.
 
 mod common;
+use common::lanes_150_m2;
 
 use std::time::{Duration, Instant};
 
@@ -326,4 +327,35 @@ fn a_callers_cancel_flag_ends_the_solve_with_the_best_so_far() {
         assert!(r.makespan.unwrap() <= makespan);
         assert!(u128::from(r.lower_bound) <= r.makespan.unwrap());
     }
+}
+
+/// Where memory is packed at the bound, the portfolio decides the natural
+/// choice (each op's tiling of the shortest critical path) at the bound's
+/// level before the depth-first search's second turn: on the lanes
+/// instance of lanes.set's lanes-150-m2, whose optimum is the area bound
+/// and whose natural choice holds a schedule there, with a solver seed on
+/// which the depth-first search finds no packing in its turns, auto
+/// proves the optimum through it (without it, the SAT engine's descent
+/// from the list schedule was still above the bound at 60 s).
+#[test]
+fn auto_decides_the_natural_choice_where_memory_is_packed_at_the_bound() {
+    let made = lanes_150_m2();
+    let inst = &made.instance;
+    let o = SolveOptions {
+        seed: 3,
+        ..opts(30, 1)
+    };
+    let r = solve(inst, &o, &MilpOptions::default());
+    assert_eq!(
+        (r.status, r.makespan, r.engine.as_str()),
+        (Status::Optimal, Some(u128::from(made.optimum)), "auto(sat)")
+    );
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.text.contains("natural choice") && n.text.contains("a schedule there")),
+        "{:?}",
+        r.notes
+    );
+    legal(inst, &r);
 }

@@ -11,7 +11,7 @@ use crate::engine::{Context, IncumbentShare};
 use crate::list::ListOptions;
 use crate::list::engine::ListEngine;
 use crate::local::Effort;
-use crate::sat::choices::{Pass, Proven};
+use crate::sat::choices::{NaturalVerdict, Pass, Proven};
 use crate::solve::{NoteKind, SolveResult, Status};
 
 /// The incumbent step, written once: list scheduling on the share of the time
@@ -353,6 +353,47 @@ pub fn choice_search(ctx: &Context, r: SolveResult, share: f64, pass: Pass) -> S
         } else {
             String::new()
         }
+    ));
+    r.offer_to(&ctx.opts.events);
+    r
+}
+
+/// The natural choice (each op's tiling of the shortest critical path)
+/// decided at the bound's level within `time` (`sat::choices::natural_at_level`):
+/// a schedule there is optimal; a refutation joins the level refutations
+/// that the level passes start from (models/sat.md §10.1).
+pub fn natural_at_bound(ctx: &Context, r: SolveResult, time: Duration) -> SolveResult {
+    if r.status.is_settled() || ctx.deadline.expired() {
+        return r;
+    }
+    let t = Instant::now();
+    let level = r.lower_bound;
+    let verdict = crate::sat::choices::natural_at_level(
+        ctx.inst,
+        ctx.bounds,
+        level,
+        r.schedule.as_ref(),
+        &ctx.deadline.capped(time),
+        crate::sat::budget_bytes(ctx.opts.memory_limit_mib),
+        &ctx.opts.events,
+    );
+    let (mut r, what) = match verdict {
+        NaturalVerdict::Schedule(s) => (
+            with_improvement(ctx, r, s, "the natural choice at the bound", "sat"),
+            "a schedule there",
+        ),
+        NaturalVerdict::Refuted(set) => {
+            let mut kept = ctx.at_levels.from(level);
+            kept.push((set, level));
+            ctx.at_levels.keep(kept, level);
+            (r, "no schedule there")
+        }
+        NaturalVerdict::Open => (r, "undecided"),
+    };
+    r.note(format!(
+        "the natural choice (each op's tiling of the shortest critical path) at the bound's \
+         level {level}: {what} in {:.2} s",
+        t.elapsed().as_secs_f64()
     ));
     r.offer_to(&ctx.opts.events);
     r

@@ -85,10 +85,10 @@ impl Engine for Portfolio {
             inc.engine = "auto(list)".into();
             return inc;
         }
-        let inc = packing_first(ctx, inc, nodes);
-        if inc.status.is_settled() {
+        let (inc, settled_by) = packing_first(ctx, inc, nodes);
+        if let Some(engine) = settled_by {
             let mut inc = inc;
-            inc.engine = "auto(bnb)".into();
+            inc.engine = format!("auto({engine})");
             return inc;
         }
         let r = self.exact(ctx, nodes, inc);
@@ -249,40 +249,66 @@ impl Portfolio {
     }
 }
 
-/// Where memory is packed at the bound (`Policy::bnb_packed`), the
-/// depth-first search at the bound on `Policy::bnb_share` of the time
-/// left: it finds the packings that the SAT engine and list scheduling miss
-/// (results/policy.md), and a schedule at the bound is optimal.
-fn packing_first(ctx: &Context, inc: SolveResult, nodes: u64) -> SolveResult {
+/// Where memory is packed at the bound (`Policy::bnb_packed`, at most
+/// `Policy::bnb_nodes` nodes): the depth-first search at the bound for
+/// `Policy::bnb_first_time`, the natural choice decided at the bound's
+/// level on `Policy::natural_share` of the time left (at most
+/// `Policy::natural_time`), then the depth-first search again on
+/// `Policy::bnb_share` of it. Each finds packings that the others, the SAT
+/// engine's descent and list scheduling miss (results/policy.md,
+/// results/lanes-ab.md), and a schedule at the bound is optimal. The
+/// engine that settled it, if one did.
+fn packing_first(
+    ctx: &Context,
+    inc: SolveResult,
+    nodes: u64,
+) -> (SolveResult, Option<&'static str>) {
     if nodes > POLICY.bnb_nodes || !ctx.inst.demands_memory() {
-        return inc;
+        return (inc, None);
     }
     let p = crate::bnb::Problem::new(ctx.inst);
     let packed = p.memory_packing(inc.lower_bound);
     if packed < POLICY.bnb_packed {
-        return inc;
+        return (inc, None);
     }
-    let share = ctx.with_deadline(ctx.deadline.share(POLICY.bnb_share));
-    let t = std::time::Instant::now();
-    let before = inc.makespan;
-    let mut r = crate::bnb::engine_search(&share, &p, inc, true);
-    let found = r.makespan != before;
-    note(
-        &mut r,
-        format!(
-            "memory packed at the bound ({:.0} % of a type's capacity): depth-first search at \
-             the bound for {:.2} s, {}",
-            packed * 100.0,
-            t.elapsed().as_secs_f64(),
-            if found {
-                "found it"
-            } else {
-                "no schedule at it"
-            }
-        ),
-    );
-    r.offer_to(&ctx.opts.events);
-    r
+    let depth_first = |inc: SolveResult, deadline: crate::stop::Deadline| {
+        let t = std::time::Instant::now();
+        let before = inc.makespan;
+        let mut r = crate::bnb::engine_search(&ctx.with_deadline(deadline), &p, inc, true);
+        let found = r.makespan != before;
+        note(
+            &mut r,
+            format!(
+                "memory packed at the bound ({:.0} % of a type's capacity): depth-first search \
+                 at the bound for {:.2} s, {}",
+                packed * 100.0,
+                t.elapsed().as_secs_f64(),
+                if found {
+                    "found it"
+                } else {
+                    "no schedule at it"
+                }
+            ),
+        );
+        r.offer_to(&ctx.opts.events);
+        r
+    };
+    let left = ctx.deadline.remaining();
+    let first = ctx
+        .deadline
+        .capped(left.mul_f64(POLICY.bnb_share).min(POLICY.bnb_first_time));
+    let inc = depth_first(inc, first);
+    if inc.status.is_settled() {
+        return (inc, Some("bnb"));
+    }
+    let natural = left.mul_f64(POLICY.natural_share).min(POLICY.natural_time);
+    let inc = crate::pipeline::steps::natural_at_bound(ctx, inc, natural);
+    if inc.status.is_settled() {
+        return (inc, Some("sat"));
+    }
+    let r = depth_first(inc, ctx.deadline.share(POLICY.bnb_share));
+    let settled = r.status.is_settled().then_some("bnb");
+    (r, settled)
 }
 
 /// Why the SAT engine stepped aside, where the other searches can take over

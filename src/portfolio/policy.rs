@@ -79,6 +79,17 @@ pub struct Policy {
     pub bnb_nodes: u64,
     /// Its share of the time left.
     pub bnb_share: f64,
+    /// It runs for this long first (at most its share), then the natural
+    /// choice is decided at the bound's level
+    /// (`pipeline::steps::natural_at_bound`) on `natural_share` of the
+    /// time left, at most `natural_time`, then it runs again on its share:
+    /// in the lanes family the fastest tilings fill memory exactly, and the
+    /// depth-first search finds their packing on some seeds only, where on
+    /// others it finds a packing in a fraction of a second that the natural
+    /// choice's answer needs seconds for (results/lanes-ab.md).
+    pub bnb_first_time: Duration,
+    pub natural_share: f64,
+    pub natural_time: Duration,
 }
 
 /// `--engine auto`'s policy.
@@ -110,6 +121,9 @@ pub(super) const POLICY: Policy = Policy {
     bnb_packed: 0.9,
     bnb_nodes: 400,
     bnb_share: 0.5,
+    bnb_first_time: Duration::from_secs(1),
+    natural_share: 0.1,
+    natural_time: Duration::from_secs(4),
 };
 
 impl Policy {

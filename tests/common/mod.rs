@@ -240,6 +240,25 @@ pub(crate) fn memory_tight(seed: u64, ops: u32, nodes: (u32, u32)) -> tmin::inst
     tmin::generate::generate(&cfg).unwrap().instance
 }
 
+/// lanes.set's lanes-150-m2 (`tmin gen --family lanes --seed 3 --ops 40
+/// --nodes 2-6 --lanes 3 --mem-types 2 --tilings 2 --density 0.5`): 169
+/// nodes, two memory types full at every instant of the witness, whose
+/// tilings are the natural ones; optimum 600, the area bound.
+pub(crate) fn lanes_150_m2() -> tmin::generate::LanesGenerated {
+    tmin::generate::generate_lanes(&tmin::generate::LanesConfig {
+        seed: 3,
+        ops: 40,
+        nodes_min: 2,
+        nodes_max: 6,
+        lanes: 3,
+        mem_types: 2,
+        tilings: 2,
+        density: 0.5,
+        ..tmin::generate::LanesConfig::default()
+    })
+    .expect("a lanes instance")
+}
+
 /// A list schedule of `inst` within `ms` milliseconds (the incumbent the
 /// engines start from).
 pub(crate) fn list_schedule(inst: &tmin::instance::Instance, ms: u64) -> tmin::schedule::Schedule {

@@ -371,31 +371,19 @@ pub fn search(
     } else {
         None
     };
-    let mut s = Search {
+    let mut s = Search::new(
         inst,
-        lb: proven.lb.max(bounds.best.value),
+        proven.lb.max(bounds.best.value),
         budget,
         ub,
-        best: None,
-        stats: ChoiceStats::default(),
-        fruitless: 0,
-        progress_at: Instant::now(),
-        shared,
-        unit: crate::prep::unit::duration_unit(&inst.library, cands.iter().flatten().copied()),
+        start,
         cands,
-        net_windows: HashMap::new(),
-        relaxation: None,
-        prefer: start.map(|st| st.choice.clone()),
-        natural: (opts.pass.at_levels() && inst.ops_without_usable_tiling().is_empty()).then(
-            || {
-                let tl = crate::list::tiling::Tilings::all(inst);
-                (crate::list::tiling::initial_choice(&tl), None)
-            },
-        ),
-        natural_proposed: None,
-        kept: Vec::new(),
-        events: opts.events.clone(),
-    };
+        &opts.events,
+    );
+    s.shared = shared;
+    if opts.pass.at_levels() {
+        s.natural = natural_choice(inst).map(|c| (c, None));
+    }
     s.stats.shared = s.shared.is_some();
     if opts.pass == Pass::EarlyLevels && s.shared.is_none() {
         return Outcome {
@@ -436,6 +424,66 @@ pub fn search(
     }
 }
 
+/// The natural choice: each op's tiling of the shortest critical path
+/// (list scheduling's first); `None` where an op has no usable tiling.
+fn natural_choice(inst: &Instance) -> Option<Vec<u32>> {
+    inst.ops_without_usable_tiling().is_empty().then(|| {
+        let tl = crate::list::tiling::Tilings::all(inst);
+        crate::list::tiling::initial_choice(&tl)
+    })
+}
+
+/// What deciding the natural choice at a level found (`natural_at_level`).
+pub enum NaturalVerdict {
+    /// A schedule of makespan at most the level (validated): at a proven
+    /// bound, an optimal one.
+    Schedule(Schedule),
+    /// No schedule of makespan at most the level uses every tiling of the
+    /// natural choice: `(op, tiling)` pairs, to keep with the level's
+    /// refutations.
+    Refuted(Vec<(u32, u32)>),
+    /// Undecided in its time, beyond the engine, or no natural choice.
+    Open,
+}
+
+/// The natural choice (each op's tiling of the shortest critical path)
+/// decided alone, as the level passes decide it (`Search::decide_alone`,
+/// models/sat.md §10.1), at makespan at most `level`: where
+/// memory is packed at the bound, the fastest tilings may be the ones
+/// that fill it exactly (the lanes family's witness), and an answer there
+/// takes seconds where the searches nearest the incumbent's choice take
+/// the whole run. `start` is the incumbent (a schedule is asked for only
+/// below it); the answer gets until `deadline`.
+pub fn natural_at_level(
+    inst: &Instance,
+    bounds: &Bounds,
+    level: u64,
+    start: Option<&Schedule>,
+    deadline: &Deadline,
+    budget: u64,
+    events: &crate::events::Events,
+) -> NaturalVerdict {
+    let Some(choice) = natural_choice(inst) else {
+        return NaturalVerdict::Open;
+    };
+    let ub = start.and_then(|s| validated(inst, s)).unwrap_or(u128::MAX);
+    if u128::from(level) >= ub {
+        return NaturalVerdict::Open;
+    }
+    let cands = bounds.nogoods.candidates(inst);
+    if choice.iter().zip(&cands).any(|(t, c)| !c.contains(t)) {
+        return NaturalVerdict::Open; // a tiling of it is refuted already
+    }
+    let mut s = Search::new(inst, level, budget, ub, start, cands, events);
+    match s.decide_alone(&choice, Ask::AtMost(level), deadline.remaining(), deadline) {
+        Verdict::Proven => s
+            .best
+            .map_or(NaturalVerdict::Open, NaturalVerdict::Schedule),
+        Verdict::Refuted(set) => NaturalVerdict::Refuted(set),
+        Verdict::Undecided | Verdict::TooLarge => NaturalVerdict::Open,
+    }
+}
+
 /// Where a bound of the search comes from: with no choice decided, the
 /// relaxation's own value (its source as the relaxation gave it: a bound
 /// "from choices, 0 tried" would credit the enumeration with nothing it
@@ -473,7 +521,41 @@ enum Found {
     Bound(Option<u64>),
 }
 
-impl Search<'_, '_> {
+impl<'m, 'a> Search<'m, 'a> {
+    /// A search from the proven bound `lb` and the incumbent `start` (of
+    /// makespan `ub`, validated; `u128::MAX`: none) over the candidate
+    /// tilings `cands`, with no shared encoding and no natural choice yet.
+    fn new(
+        inst: &'a Instance,
+        lb: u64,
+        budget: u64,
+        ub: u128,
+        start: Option<&Schedule>,
+        cands: Vec<Vec<u32>>,
+        events: &crate::events::Events,
+    ) -> Self {
+        Search {
+            inst,
+            lb,
+            budget,
+            ub,
+            best: None,
+            stats: ChoiceStats::default(),
+            fruitless: 0,
+            progress_at: Instant::now(),
+            shared: None,
+            unit: crate::prep::unit::duration_unit(&inst.library, cands.iter().flatten().copied()),
+            cands,
+            net_windows: HashMap::new(),
+            relaxation: None,
+            prefer: start.map(|st| st.choice.clone()),
+            natural: None,
+            natural_proposed: None,
+            kept: Vec::new(),
+            events: events.clone(),
+        }
+    }
+
     /// The least multiple of the unit at or above `t`: where no schedule
     /// is shorter than `t`, none is shorter than that (models/bounds.md §9).
     fn at_least(&self, t: u64) -> u64 {
