@@ -343,7 +343,7 @@ fn auto_decides_the_natural_choice_where_memory_is_packed_at_the_bound() {
     let inst = &made.instance;
     let o = SolveOptions {
         seed: 3,
-        ..opts(30, 1)
+        ..opts(60, 1)
     };
     let r = solve(inst, &o, &MilpOptions::default());
     assert_eq!(

@@ -359,9 +359,11 @@ pub fn choice_search(ctx: &Context, r: SolveResult, share: f64, pass: Pass) -> S
 }
 
 /// The natural choice (each op's tiling of the shortest critical path)
-/// decided at the bound's level within `time` (`sat::choices::natural_at_level`):
-/// a schedule there is optimal; a refutation joins the level refutations
-/// that the level passes start from (models/sat.md §10.1).
+/// decided at the bound's level (`sat::choices::natural_at_level`) on
+/// `time` of this thread's CPU, at most twice that on the wall clock (the
+/// same work on a loaded machine, within bounds): a schedule there is
+/// optimal; a refutation joins the level refutations that the level
+/// passes start from (models/sat.md §10.1).
 pub fn natural_at_bound(ctx: &Context, r: SolveResult, time: Duration) -> SolveResult {
     if r.status.is_settled() || ctx.deadline.expired() {
         return r;
@@ -373,7 +375,7 @@ pub fn natural_at_bound(ctx: &Context, r: SolveResult, time: Duration) -> SolveR
         ctx.bounds,
         level,
         r.schedule.as_ref(),
-        &ctx.deadline.capped(time),
+        &ctx.deadline.capped(time * 2).capped_effort(time),
         crate::sat::budget_bytes(ctx.opts.memory_limit_mib),
         &ctx.opts.events,
     );

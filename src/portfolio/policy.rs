@@ -82,7 +82,10 @@ pub struct Policy {
     /// It runs for this long first (at most its share), then the natural
     /// choice is decided at the bound's level
     /// (`pipeline::steps::natural_at_bound`) on `natural_share` of the
-    /// time left, at most `natural_time`, then it runs again on its share:
+    /// time left, at most `natural_time` (of the thread's CPU, at most
+    /// twice that on the wall clock: on a machine loaded twice over, a
+    /// wall-clock budget left lanes-150-m2's answer undecided), then it
+    /// runs again on its share:
     /// in the lanes family the fastest tilings fill memory exactly, and the
     /// depth-first search finds their packing on some seeds only, where on
     /// others it finds a packing in a fraction of a second that the natural

@@ -378,8 +378,16 @@ impl<'a> Search<'_, 'a> {
         // loaded machine then goes round the choices in finer slices, where
         // efforts would leave the level's first round unfinished
         // (results/policy.md).
+        // (A deadline that ends at a CPU time, `Deadline::capped_effort`,
+        // ends the slices there too.)
         let slice = |time: Duration| match level {
-            Some(_) => Stop::at(instant_after(Instant::now(), time).min(deadline.end)),
+            Some(_) => {
+                let s = Stop::at(instant_after(Instant::now(), time).min(deadline.end));
+                match deadline.effort_end {
+                    Some(e) => s.with_effort_end(e),
+                    None => s,
+                }
+            }
             None => deadline.stop_after(time),
         };
         let mut stop = slice(time);
