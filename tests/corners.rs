@@ -751,3 +751,55 @@ fn insertion_passes(
         }
     }
 }
+
+/// The independent graphs, each scheduled alone by the list engine and
+/// packed in time (`tmin::list::in_turn`), form a legal schedule of the
+/// whole, never shorter than the optimum, on every case with several
+/// graphs where each graph alone was scheduled; and the packing overlaps
+/// graphs where memory and cores leave room (on some case the graphs'
+/// spans add up to more than the makespan).
+#[test]
+fn graphs_packed_in_time_are_legal() {
+    let (mut packed, mut overlapped) = (0, 0);
+    for seed in 1..=cases() / 5 {
+        let c = Case::new(seed);
+        let graphs = c.inst.independent_graphs();
+        if graphs.len() < 2 || !c.inst.ops_without_usable_tiling().is_empty() {
+            continue;
+        }
+        let lopts = tmin::list::ListOptions::default();
+        let Ok(f) =
+            tmin::list::in_turn::schedule(&c.inst, &graphs, &lopts, seed, &Deadline::after(STEP))
+        else {
+            continue;
+        };
+        let what = format!("seed {seed}: {f:?}\n{}", c.text);
+        let g = tmin::graph::NodeGraph::new(&c.inst, f.schedule.choice.clone()).unwrap();
+        assert!(
+            tmin::schedule::check(&g, &f.schedule, 5).is_empty(),
+            "{what}"
+        );
+        let ms = f.schedule.makespan(&g);
+        assert_eq!(ms, u128::from(f.makespan), "{what}");
+        assert!(ms >= c.brute.optimum.expect("feasible"), "{what}");
+        // The graphs' spans (first start to last end) add up to more than
+        // the makespan only where two overlap.
+        let spans: u128 = graphs
+            .iter()
+            .map(|ops| {
+                let nodes = ops.iter().flat_map(|&o| g.op_nodes(o));
+                let first = nodes.clone().map(|v| f.schedule.start[v as usize]).min();
+                let last = nodes
+                    .map(|v| tmin::schedule::end(f.schedule.start[v as usize], g.dur(v)))
+                    .max();
+                last.zip(first).map_or(0, |(l, s)| l - u128::from(s))
+            })
+            .sum();
+        packed += 1;
+        if ms < spans {
+            overlapped += 1;
+        }
+    }
+    assert!(packed >= 20, "{packed} cases packed");
+    assert!(overlapped > 0, "no case overlapped two graphs");
+}

@@ -400,6 +400,72 @@ impl Instance {
         )
     }
 
+    /// The independent graphs: the weakly connected components of the op
+    /// graph, each as its op indices in ascending order, in the order of
+    /// their first ops. No op edge joins two of them.
+    pub fn independent_graphs(&self) -> Vec<Vec<u32>> {
+        let n = self.graph.n_ops();
+        let mut label: Vec<u32> = vec![u32::MAX; n];
+        let mut graphs: Vec<Vec<u32>> = Vec::new();
+        let mut stack: Vec<u32> = Vec::new();
+        for first in 0..n as u32 {
+            if label[first as usize] != u32::MAX {
+                continue;
+            }
+            let k = graphs.len() as u32;
+            let mut ops = vec![first];
+            label[first as usize] = k;
+            stack.push(first);
+            while let Some(o) = stack.pop() {
+                for &x in self.graph.succs(o).iter().chain(self.graph.preds(o)) {
+                    if label[x as usize] == u32::MAX {
+                        label[x as usize] = k;
+                        ops.push(x);
+                        stack.push(x);
+                    }
+                }
+            }
+            ops.sort_unstable();
+            graphs.push(ops);
+        }
+        graphs
+    }
+
+    /// The instance of the ops `ops` (op indices, ascending) and the op
+    /// edges among them, on the same platform and library: op `ops[j]` is
+    /// op `j` there, with its id.
+    pub fn restricted_to(&self, ops: &[u32]) -> Instance {
+        let mut local = vec![u32::MAX; self.graph.n_ops()];
+        for (j, &o) in ops.iter().enumerate() {
+            local[o as usize] = j as u32;
+        }
+        let pairs: Vec<(u32, u32)> = ops
+            .iter()
+            .flat_map(|&a| self.graph.succs(a).iter().map(move |&b| (a, b)))
+            .filter(|&(_, b)| local[b as usize] != u32::MAX)
+            .map(|(a, b)| (local[a as usize], local[b as usize]))
+            .collect();
+        let (succ_off, succ) = parse::csr(ops.len(), pairs.iter().copied());
+        let (pred_off, pred) = parse::csr(ops.len(), pairs.iter().map(|&(a, b)| (b, a)));
+        let op_list: Vec<Op> = ops.iter().map(|&o| self.graph.ops[o as usize]).collect();
+        let id_index = parse::sorted_ids(&op_list);
+        Instance {
+            name: self.name.clone(),
+            platform: self.platform.clone(),
+            library: self.library.clone(),
+            graph: OpGraph {
+                ops: op_list,
+                succ_off,
+                succ,
+                pred_off,
+                pred,
+                id_index,
+                pos: self.graph.pos,
+            },
+            warnings: Vec::new(),
+        }
+    }
+
     /// Whether some usable tiling of some op demands memory (then memory
     /// may bind; without it the schedule is decided by core orders alone).
     pub fn demands_memory(&self) -> bool {

@@ -353,15 +353,21 @@ fn read_graph_lists<R: Read>(lx: &mut Lexer<R>, lib: &Library) -> InputResult<Gr
     Ok((edges, ops, op_pos))
 }
 
-/// `(op id, op index)` sorted by id; an id listed twice is an error naming
-/// both places.
-fn op_id_index<R: Read>(lx: &Lexer<R>, ops: &[Op], op_pos: &[Pos]) -> InputResult<Vec<(u32, u32)>> {
+/// `(op id, op index)` sorted by id (`OpGraph::id_index`).
+pub(super) fn sorted_ids(ops: &[Op]) -> Vec<(u32, u32)> {
     let mut id_index: Vec<(u32, u32)> = ops
         .iter()
         .enumerate()
         .map(|(i, o)| (o.id, i as u32))
         .collect();
     id_index.sort_unstable();
+    id_index
+}
+
+/// `(op id, op index)` sorted by id; an id listed twice is an error naming
+/// both places.
+fn op_id_index<R: Read>(lx: &Lexer<R>, ops: &[Op], op_pos: &[Pos]) -> InputResult<Vec<(u32, u32)>> {
+    let id_index = sorted_ids(ops);
     if let Some(w) = id_index.windows(2).find(|w| w[0].0 == w[1].0) {
         let (first, again) = (op_pos[w[0].1 as usize], op_pos[w[1].1 as usize]);
         return Err(lx.error_at(
@@ -835,7 +841,10 @@ fn ends_and_critical_path(
     ((src_a, snk_a), (snk_a, snk_b), critical_path)
 }
 
-fn csr(n: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> (Vec<u32>, Vec<u32>) {
+pub(super) fn csr(
+    n: usize,
+    pairs: impl Iterator<Item = (u32, u32)> + Clone,
+) -> (Vec<u32>, Vec<u32>) {
     let mut off = vec![0u32; n + 1];
     for (a, _) in pairs.clone() {
         off[a as usize + 1] += 1;

@@ -9,7 +9,9 @@
 //! passes cannot deadlock (`sgs::guide`). When neither frugal order fits memory
 //! even serially, for both starting tiling choices, a repair walk (`repair`)
 //! changes the tilings of the ops that held memory until one choice can be
-//! scheduled. Tiling choices
+//! scheduled; as the last ways to a schedule, a searched serial order, and
+//! where the instance has several independent graphs, each graph scheduled
+//! alone and the graphs packed in time (`in_turn`). Tiling choices
 //! are improved by local search with the scheme as evaluator (single moves, then
 //! pairs; each choice evaluated once). Every schedule returned has passed the
 //! validator (`SolveResult::found`).
@@ -17,6 +19,7 @@
 pub mod backward;
 pub mod engine;
 pub mod frugal;
+pub mod in_turn;
 pub mod insertion;
 pub mod policy;
 pub mod priority;
@@ -253,7 +256,7 @@ pub fn solve_with_bounds(
         run.repair(&flexible);
     }
     if run.best.is_none() && !run.deadline.expired() {
-        run.first_schedule(true);
+        run.last_ways(lopts);
     }
     if run.best.is_none() {
         let mut r =
@@ -365,6 +368,43 @@ impl Run<'_> {
                     stuck_note(inst, d)
                 )));
             }
+        }
+    }
+
+    /// The last ways to a first schedule: the searched serial order
+    /// (`first_schedule(true)`); where the instance has several
+    /// independent graphs, it on half the time left, then the graphs one
+    /// after another, each scheduled alone (`in_turn`): where every order
+    /// over the whole traps memory, each graph alone may still fit.
+    fn last_ways(&mut self, lopts: &ListOptions) {
+        let graphs = self.inst.independent_graphs();
+        if graphs.len() < 2 {
+            self.first_schedule(true);
+            return;
+        }
+        let half = self.deadline.share(0.5);
+        let whole = std::mem::replace(&mut self.deadline, half);
+        self.first_schedule(true);
+        self.deadline = whole;
+        if self.best.is_some() || self.deadline.expired() {
+            return;
+        }
+        let t = Instant::now();
+        let seed = self.rng.next_u64();
+        match in_turn::schedule(self.inst, &graphs, lopts, seed, &self.deadline) {
+            Ok(f) => {
+                self.notes.push(Note::info(format!(
+                    "makespan {} by {} ({:.2} s)",
+                    f.makespan,
+                    f.how,
+                    t.elapsed().as_secs_f64()
+                )));
+                self.choice = f.schedule.choice.clone();
+                self.best = Some(f);
+            }
+            Err(why) => self.notes.push(Note::info(format!(
+                "the independent graphs one after another: {why}"
+            ))),
         }
     }
 
