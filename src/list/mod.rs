@@ -373,9 +373,10 @@ impl Run<'_> {
 
     /// The last ways to a first schedule: the searched serial order
     /// (`first_schedule(true)`); where the instance has several
-    /// independent graphs, it on half the time left, then the graphs one
-    /// after another, each scheduled alone (`in_turn`): where every order
-    /// over the whole traps memory, each graph alone may still fit.
+    /// independent graphs, it on half the time left, then each graph
+    /// scheduled alone and the graphs packed in time (`in_turn`): where
+    /// every order over the whole traps memory, each graph alone may still
+    /// fit.
     fn last_ways(&mut self, lopts: &ListOptions) {
         let graphs = self.inst.independent_graphs();
         if graphs.len() < 2 {
@@ -403,7 +404,7 @@ impl Run<'_> {
                 self.best = Some(f);
             }
             Err(why) => self.notes.push(Note::info(format!(
-                "the independent graphs one after another: {why}"
+                "the independent graphs packed in time: {why}"
             ))),
         }
     }
