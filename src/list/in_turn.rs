@@ -19,6 +19,7 @@
 //! memory-tight instance: every order the passes and the searched serial
 //! order try opens ops of several copies at once, results/policy.md).
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use crate::graph::NodeGraph;
@@ -47,8 +48,8 @@ struct Part<'i> {
 /// Schedules each graph of `graphs` (op index lists, as
 /// `Instance::independent_graphs` gives them) alone on an equal share of
 /// the time left (what one leaves goes to the next), then packs them.
-/// `Err`: the first graph without a schedule in its time, or a makespan
-/// beyond 64 bits.
+/// `Err`: the first graph without a schedule in its time (after a second
+/// try), or a time beyond 64 bits.
 pub fn schedule(
     inst: &Instance,
     graphs: &[Vec<u32>],
@@ -56,47 +57,51 @@ pub fn schedule(
     seed: u64,
     deadline: &Deadline,
 ) -> Result<Found, String> {
+    // Graphs alike (the same groups in op order, the same op edges between
+    // them: the same instance up to op ids) are scheduled once. Each graph
+    // of its own on an equal share of the time left, stopping where its
+    // sampling stalls (the incumbent step's patience: most graphs are
+    // small and leave most of their share to the others); a graph without
+    // a schedule in its share is tried again, once every graph had its
+    // turn, on an equal share of what is left then.
+    let lopts = ListOptions {
+        patience: Some(super::INCUMBENT_PATIENCE),
+        ..lopts.clone()
+    };
+    let signatures: Vec<Signature> = graphs.iter().map(|ops| signature(inst, ops)).collect();
+    let mut first_alike: HashMap<&Signature, usize> = HashMap::new();
+    let like: Vec<usize> = (0..graphs.len())
+        .map(|i| *first_alike.entry(&signatures[i]).or_insert(i))
+        .collect();
+    let mut done: Vec<Option<Part>> = (0..graphs.len()).map(|_| None).collect();
+    for round in 0..2 {
+        let todo: Vec<usize> = (0..graphs.len())
+            .filter(|&i| like[i] == i && done[i].is_none())
+            .collect();
+        for (k, &i) in todo.iter().enumerate() {
+            if deadline.expired() {
+                break;
+            }
+            let share = deadline.remaining() / (todo.len() - k) as u32;
+            let seed = seed.wrapping_add((i + round * graphs.len()) as u64);
+            done[i] = alone(inst, &graphs[i], &lopts, seed, share, deadline)?;
+        }
+    }
     let mut parts: Vec<Part> = Vec::with_capacity(graphs.len());
     for (i, ops) in graphs.iter().enumerate() {
-        if deadline.expired() {
+        let Some(p) = &done[like[i]] else {
             return Err(format!(
-                "no time left for graph {} of {}",
-                i + 1,
-                graphs.len()
-            ));
-        }
-        let sub = inst.restricted_to(ops);
-        let share = deadline.remaining() / (graphs.len() - i) as u32;
-        let opts = SolveOptions {
-            time_limit: share.max(Duration::from_millis(1)),
-            seed: seed.wrapping_add(i as u64),
-            cancel: deadline.cancel.clone(),
-            ..SolveOptions::default()
-        };
-        let bounds = crate::bounds::combinatorial::lower_bounds(&sub);
-        let r = super::solve_with_bounds(&sub, &opts, lopts, &bounds);
-        let Some(schedule) = r.schedule else {
-            return Err(format!(
-                "graph {} of {} (first op {}): no schedule alone",
+                "graph {} of {} (first op {}): no schedule alone in its time",
                 i + 1,
                 graphs.len(),
                 inst.graph.ops[ops[0] as usize].id
             ));
         };
-        let gs = NodeGraph::new(&sub, schedule.choice.clone())?;
-        let uses = uses(&gs, &schedule);
-        // A hold released at 2^64 or later never ends in its profile.
-        if uses.iter().any(|u| u.last().is_some_and(|s| s.1 != 0)) {
-            return Err(format!("graph {}: a hold beyond 64 bits", i + 1));
-        }
-        let starts = (0..ops.len() as u32)
-            .map(|j| gs.op_nodes(j).map(|w| schedule.start[w as usize]).collect())
-            .collect();
         parts.push(Part {
             ops,
-            uses,
-            choice: schedule.choice,
-            starts,
+            choice: p.choice.clone(),
+            starts: p.starts.clone(),
+            uses: p.uses.clone(),
         });
     }
     let caps: Vec<u128> = (inst.platform.mems.iter().map(|m| u128::from(m.size)))
@@ -104,23 +109,82 @@ pub fn schedule(
         .collect();
     let mut used: Vec<Steps> = vec![Vec::new(); caps.len()];
     let mut offsets = Vec::with_capacity(parts.len());
+    // The end of what is placed: past the deadline the rest go there, one
+    // after another (which fits), without adding up their use.
+    let mut end_all: u128 = 0;
     for p in &parts {
-        // Past the deadline, at the end of what is placed (which fits).
+        let length = p.uses.iter().filter_map(|u| u.last()).map(|s| s.0).max();
         let o = if deadline.expired() {
-            used.iter()
-                .filter_map(|u| u.last())
-                .map(|s| s.0)
-                .max()
-                .unwrap_or(0)
+            end_all
         } else {
-            earliest_fit(&used, &p.uses, &caps)
+            let o = earliest_fit(&used, &p.uses, &caps, deadline);
+            for (u, add) in used.iter_mut().zip(&p.uses) {
+                *u = sum(u, add, o);
+            }
+            o
         };
-        for (u, add) in used.iter_mut().zip(&p.uses) {
-            *u = sum(u, add, o);
-        }
+        end_all = end_all.max(o + length.unwrap_or(0));
         offsets.push(o);
     }
     compose(inst, &parts, &offsets, graphs.len())
+}
+
+/// What makes two graphs alike: their ops' groups in op order and their
+/// op edges between local indices (`Instance::restricted_to`'s).
+type Signature = (Vec<u32>, Vec<(u32, u32)>);
+
+fn signature(inst: &Instance, ops: &[u32]) -> Signature {
+    let groups = ops
+        .iter()
+        .map(|&o| inst.graph.ops[o as usize].group)
+        .collect();
+    let local = |o: u32| ops.binary_search(&o).ok().map(|j| j as u32);
+    let edges = ops
+        .iter()
+        .flat_map(|&a| inst.graph.succs(a).iter().map(move |&b| (a, b)))
+        .filter_map(|(a, b)| Some((local(a)?, local(b)?)))
+        .collect();
+    (groups, edges)
+}
+
+/// Graph `ops` scheduled alone on `share` of the time (within
+/// `deadline`): `None` where no schedule came; `Err` where a hold of its
+/// schedule lasts beyond 64 bits.
+fn alone<'i>(
+    inst: &Instance,
+    ops: &'i [u32],
+    lopts: &ListOptions,
+    seed: u64,
+    share: Duration,
+    deadline: &Deadline,
+) -> Result<Option<Part<'i>>, String> {
+    let sub = inst.restricted_to(ops);
+    let opts = SolveOptions {
+        time_limit: share.max(Duration::from_millis(1)),
+        seed,
+        cancel: deadline.cancel.clone(),
+        ..SolveOptions::default()
+    };
+    let bounds = crate::bounds::combinatorial::lower_bounds(&sub);
+    let r = super::solve_with_bounds(&sub, &opts, lopts, &bounds);
+    let Some(schedule) = r.schedule else {
+        return Ok(None);
+    };
+    let gs = NodeGraph::new(&sub, schedule.choice.clone())?;
+    let uses = uses(&gs, &schedule);
+    // A hold released at 2^64 or later never ends in its profile.
+    if uses.iter().any(|u| u.last().is_some_and(|s| s.1 != 0)) {
+        return Err("a hold beyond 64 bits".to_string());
+    }
+    let starts = (0..ops.len() as u32)
+        .map(|j| gs.op_nodes(j).map(|w| schedule.start[w as usize]).collect())
+        .collect();
+    Ok(Some(Part {
+        ops,
+        uses,
+        choice: schedule.choice,
+        starts,
+    }))
 }
 
 /// The whole schedule of the parts at their offsets.
@@ -198,36 +262,40 @@ fn uses(g: &NodeGraph, s: &Schedule) -> Vec<Steps> {
     out
 }
 
-/// The level of `s` at `t`.
-fn level_at(s: &Steps, t: u128) -> u128 {
-    match s.partition_point(|p| p.0 <= t) {
-        0 => 0,
-        k => s[k - 1].1,
-    }
-}
-
-/// `a` plus `b` shifted by `off`.
+/// `a` plus `b` shifted by `off` (a merge of the two, linear).
 fn sum(a: &Steps, b: &Steps, off: u128) -> Steps {
-    let mut ts: Vec<u128> = a.iter().map(|p| p.0).collect();
-    ts.extend(b.iter().map(|p| p.0 + off));
-    ts.sort_unstable();
-    ts.dedup();
-    let mut out: Steps = Vec::with_capacity(ts.len());
-    for t in ts {
-        let l = level_at(a, t) + t.checked_sub(off).map_or(0, |u| level_at(b, u));
-        if out.last().is_none_or(|p| p.1 != l) {
-            out.push((t, l));
+    let mut out: Steps = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    let (mut la, mut lb) = (0u128, 0u128);
+    while i < a.len() || j < b.len() {
+        let t = match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) => x.0.min(y.0 + off),
+            (Some(x), None) => x.0,
+            (None, Some(y)) => y.0 + off,
+            (None, None) => break,
+        };
+        if a.get(i).is_some_and(|x| x.0 == t) {
+            la = a[i].1;
+            i += 1;
+        }
+        if b.get(j).is_some_and(|y| y.0 + off == t) {
+            lb = b[j].1;
+            j += 1;
+        }
+        if out.last().is_none_or(|p| p.1 != la + lb) {
+            out.push((t, la + lb));
         }
     }
     out
 }
 
-/// The least offset at which `add` fits beside `used` within `caps`. At a
-/// conflict at time `t` (on the timeline of `used`), no offset that keeps
-/// the same point of `add` inside the same step of `used` fits either, so
-/// the next one tried moves that point to the step's end; past the end of
-/// `used` everything fits (each part is legal alone).
-fn earliest_fit(used: &[Steps], add: &[Steps], caps: &[u128]) -> u128 {
+/// The least offset at which `add` fits beside `used` within `caps`, or
+/// the end of `used` (where everything fits: each part is legal alone)
+/// once `deadline` has passed. At an offset where a step of `add` over
+/// `[from, to)` meets steps of `used` too high beside it, every offset
+/// that leaves its start before the end `e` of the last such step keeps
+/// that overlap, so the next one tried is `off + e - from`.
+fn earliest_fit(used: &[Steps], add: &[Steps], caps: &[u128], deadline: &Deadline) -> u128 {
     let last = used
         .iter()
         .filter_map(|u| u.last())
@@ -235,10 +303,15 @@ fn earliest_fit(used: &[Steps], add: &[Steps], caps: &[u128]) -> u128 {
         .max()
         .unwrap_or(0);
     let mut off: u128 = 0;
+    let mut tries = 0u32;
     'offsets: while off < last {
+        tries += 1;
+        if tries.is_multiple_of(256) && deadline.expired() {
+            return last;
+        }
         for ((u, a), &cap) in used.iter().zip(add).zip(caps) {
-            if let Some((t, next)) = conflict(u, a, off, cap) {
-                off = off.saturating_add(next - t).min(last);
+            if let Some(skip) = conflict(u, a, off, cap) {
+                off = off.saturating_add(skip).min(last);
                 continue 'offsets;
             }
         }
@@ -247,23 +320,26 @@ fn earliest_fit(used: &[Steps], add: &[Steps], caps: &[u128]) -> u128 {
     last
 }
 
-/// The first instant `t` at which `u` plus `a` shifted by `off` exceeds
-/// `cap`, with the end of `u`'s step there; `None`: no such instant.
-fn conflict(u: &Steps, a: &Steps, off: u128, cap: u128) -> Option<(u128, u128)> {
+/// Where `u` plus `a` shifted by `off` exceeds `cap`: for the first step of
+/// `a` that meets such a step of `u`, the distance from its start to the
+/// end of the last such step of `u` it meets; `None`: it fits.
+fn conflict(u: &Steps, a: &Steps, off: u128, cap: u128) -> Option<u128> {
     for (k, &(at, l)) in a.iter().enumerate() {
         if l == 0 {
             continue;
         }
         let (from, to) = (at + off, a.get(k + 1).map_or(u128::MAX, |p| p.0 + off));
-        // The steps of `u` that meet [from, to).
+        // The steps of `u` that meet [from, to), the last too high.
         let mut i = u.partition_point(|p| p.0 <= from).saturating_sub(1);
+        let mut high_end = None;
         while i < u.len() && u[i].0 < to {
-            let (t, level) = if u[i].0 < from { (from, u[i].1) } else { u[i] };
-            if level + l > cap {
-                let next = u.get(i + 1).map_or(u128::MAX, |p| p.0);
-                return Some((t, next));
+            if u[i].1 + l > cap {
+                high_end = Some(u.get(i + 1).map_or(u128::MAX, |p| p.0));
             }
             i += 1;
+        }
+        if let Some(e) = high_end {
+            return Some(e - from);
         }
     }
     None
@@ -271,7 +347,16 @@ fn conflict(u: &Steps, a: &Steps, off: u128, cap: u128) -> Option<(u128, u128)> 
 
 #[cfg(test)]
 mod tests {
-    use super::{Steps, earliest_fit, level_at, sum};
+    use super::{Steps, earliest_fit, sum};
+    use crate::stop::Deadline;
+
+    /// The level of `s` at `t`.
+    fn level_at(s: &Steps, t: u128) -> u128 {
+        match s.partition_point(|p| p.0 <= t) {
+            0 => 0,
+            k => s[k - 1].1,
+        }
+    }
 
     /// A random step function over `[0, 12)` with levels up to 3, ending at 0.
     fn steps(rng: &mut crate::rng::SplitMix64) -> Steps {
@@ -327,7 +412,12 @@ mod tests {
                 }
             }
             let least = (0..64u128).find(|&o| fits(&used, &add, &caps, o)).unwrap();
-            assert_eq!(earliest_fit(&used, &add, &caps), least, "{used:?} {add:?}");
+            let forever = Deadline::after(std::time::Duration::from_secs(3600));
+            assert_eq!(
+                earliest_fit(&used, &add, &caps, &forever),
+                least,
+                "{used:?} {add:?}"
+            );
             skipped += usize::from(least > 0);
             for (u, e) in used.iter().zip(&add) {
                 let s = sum(u, e, 3);
