@@ -431,20 +431,21 @@ impl Instance {
         graphs
     }
 
+    /// The op edges between ops of `ops` (op indices, ascending), as pairs
+    /// of positions in `ops`, in the order of `ops` and each op's successors.
+    pub fn edges_among(&self, ops: &[u32]) -> Vec<(u32, u32)> {
+        let local = |o: u32| ops.binary_search(&o).ok().map(|j| j as u32);
+        ops.iter()
+            .flat_map(|&a| self.graph.succs(a).iter().map(move |&b| (a, b)))
+            .filter_map(|(a, b)| Some((local(a)?, local(b)?)))
+            .collect()
+    }
+
     /// The instance of the ops `ops` (op indices, ascending) and the op
     /// edges among them, on the same platform and library: op `ops[j]` is
     /// op `j` there, with its id.
     pub fn restricted_to(&self, ops: &[u32]) -> Instance {
-        let mut local = vec![u32::MAX; self.graph.n_ops()];
-        for (j, &o) in ops.iter().enumerate() {
-            local[o as usize] = j as u32;
-        }
-        let pairs: Vec<(u32, u32)> = ops
-            .iter()
-            .flat_map(|&a| self.graph.succs(a).iter().map(move |&b| (a, b)))
-            .filter(|&(_, b)| local[b as usize] != u32::MAX)
-            .map(|(a, b)| (local[a as usize], local[b as usize]))
-            .collect();
+        let pairs = self.edges_among(ops);
         let (succ_off, succ) = parse::csr(ops.len(), pairs.iter().copied());
         let (pred_off, pred) = parse::csr(ops.len(), pairs.iter().map(|&(a, b)| (b, a)));
         let op_list: Vec<Op> = ops.iter().map(|&o| self.graph.ops[o as usize]).collect();

@@ -130,7 +130,8 @@ pub fn schedule(
 }
 
 /// What makes two graphs alike: their ops' groups in op order and their
-/// op edges between local indices (`Instance::restricted_to`'s).
+/// op edges between local indices (`Instance::edges_among`, as
+/// `Instance::restricted_to` builds its graph from).
 type Signature = (Vec<u32>, Vec<(u32, u32)>);
 
 fn signature(inst: &Instance, ops: &[u32]) -> Signature {
@@ -138,13 +139,7 @@ fn signature(inst: &Instance, ops: &[u32]) -> Signature {
         .iter()
         .map(|&o| inst.graph.ops[o as usize].group)
         .collect();
-    let local = |o: u32| ops.binary_search(&o).ok().map(|j| j as u32);
-    let edges = ops
-        .iter()
-        .flat_map(|&a| inst.graph.succs(a).iter().map(move |&b| (a, b)))
-        .filter_map(|(a, b)| Some((local(a)?, local(b)?)))
-        .collect();
-    (groups, edges)
+    (groups, inst.edges_among(ops))
 }
 
 /// Graph `ops` scheduled alone on `share` of the time (within

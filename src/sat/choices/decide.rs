@@ -381,13 +381,7 @@ impl<'a> Search<'_, 'a> {
         // (A deadline that ends at a CPU time, `Deadline::capped_effort`,
         // ends the slices there too.)
         let slice = |time: Duration| match level {
-            Some(_) => {
-                let s = Stop::at(instant_after(Instant::now(), time).min(deadline.end));
-                match deadline.effort_end {
-                    Some(e) => s.with_effort_end(e),
-                    None => s,
-                }
-            }
+            Some(_) => deadline.capped(time).stop(),
             None => deadline.stop_after(time),
         };
         let mut stop = slice(time);
