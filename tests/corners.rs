@@ -640,21 +640,9 @@ fn the_choice_levels_never_pass_the_optimum() {
 #[test]
 fn the_insertion_scheme_places_legally() {
     let mut n = InsertionCounts::default();
-    for seed in 1..=cases() / 2 {
-        let c = Case::new(seed);
-        let what = format!("seed {seed}\n{}", c.text);
-        insertion_passes(&c.inst, seed, c.brute.optimum, &what, &mut n);
-    }
-    for seed in 1..=cases() / 50 {
-        let inst = common::memory_tight(seed, 4, (2, 4));
-        insertion_passes(
-            &inst,
-            seed,
-            None,
-            &format!("memory-tight seed {seed}"),
-            &mut n,
-        );
-    }
+    each_case_and_tight(|inst, seed, optimum, what| {
+        insertion_passes(inst, seed, optimum, what, &mut n)
+    });
     eprintln!(
         "insertion passes: {} of {} guides, {} of {} random lists completed ({} at half the horizon)",
         n.guide_done, n.guides, n.random_done, n.random, n.short_done
@@ -668,6 +656,25 @@ fn the_insertion_scheme_places_legally() {
         n.guide_done,
         n.guides
     );
+}
+
+/// Calls `f` with each corner case (half the sweep: instance, seed,
+/// brute-force optimum, name) and with tiny memory-tight instances (a
+/// fiftieth, no optimum).
+fn each_case_and_tight(mut f: impl FnMut(&Instance, u64, Option<u128>, &str)) {
+    for seed in 1..=cases() / 2 {
+        let c = Case::new(seed);
+        f(
+            &c.inst,
+            seed,
+            c.brute.optimum,
+            &format!("seed {seed}\n{}", c.text),
+        );
+    }
+    for seed in 1..=cases() / 50 {
+        let inst = common::memory_tight(seed, 4, (2, 4));
+        f(&inst, seed, None, &format!("memory-tight seed {seed}"));
+    }
 }
 
 #[derive(Default)]
@@ -686,36 +693,22 @@ fn insertion_passes(
     what: &str,
     n: &mut InsertionCounts,
 ) {
-    use tmin::graph::NodeGraph;
-    use tmin::list::insertion::Insertion;
     use tmin::list::serial_search::searched_order;
     use tmin::list::sgs::activity_list;
     use tmin::list::sgs::{Guide, Model};
     let far = Deadline::after(Duration::from_secs(3600));
-    let Some(choices) = every_choice(inst) else {
-        return;
-    };
     let mut rng = tmin::rng::SplitMix64::new(seed);
-    for choice in choices {
-        let g = NodeGraph::new(inst, choice).unwrap();
-        let what = format!("choice {:?}, {what}", g.choice);
-        let total: u64 = (0..g.n_nodes() as u32).map(|v| g.dur(v)).sum();
+    each_insertion_scheme(inst, what, |g, ins, total, what| {
         let horizon = total.max(1);
-        let Some(ins) = Insertion::new(&g, horizon) else {
-            continue;
-        };
-        if !ins.fits(horizon) {
-            continue;
-        }
         let check = |start: Vec<u64>, kind: &str, horizon: u64| {
             let s = ins.schedule(start);
-            let v = tmin::schedule::check(&g, &s, 5);
+            let v = tmin::schedule::check(g, &s, 5);
             assert!(
                 v.is_empty(),
                 "illegal insertion schedule ({kind}) {:?}: {what}",
                 v.kept
             );
-            let ms = s.makespan(&g);
+            let ms = s.makespan(g);
             assert!(
                 ms <= u128::from(horizon),
                 "{kind}: {ms} past the horizon {horizon}: {what}"
@@ -724,8 +717,8 @@ fn insertion_passes(
                 assert!(ms >= opt, "{kind}: {ms} below the optimum {opt}: {what}");
             }
         };
-        if let Some(list) = searched_order(&g, &far, 20_000, seed) {
-            let (gd, _) = Guide::new(&Model::new(&g), &list, &far).expect("a guide");
+        if let Some(list) = searched_order(g, &far, 20_000, seed) {
+            let (gd, _) = Guide::new(&Model::new(g), &list, &far).expect("a guide");
             n.guides += 1;
             if let Some(start) = ins.pass(gd.list(), horizon, &far) {
                 n.guide_done += 1;
@@ -734,7 +727,7 @@ fn insertion_passes(
         }
         for _ in 0..3 {
             let keys: Vec<u64> = (0..g.n_nodes()).map(|_| rng.next_u64()).collect();
-            let list = activity_list(&g, &keys);
+            let list = activity_list(g, &keys);
             n.random += 1;
             if let Some(start) = ins.pass(&list, horizon, &far) {
                 n.random_done += 1;
@@ -748,6 +741,31 @@ fn insertion_passes(
                 n.short_done += 1;
                 check(start, "random list, short horizon", short);
             }
+        }
+    });
+}
+
+/// Calls `f` with the node graph, the insertion scheme over the total of
+/// the durations, that total and the case's name, for every tiling choice
+/// of `inst` whose passes fit the cells.
+fn each_insertion_scheme(
+    inst: &Instance,
+    what: &str,
+    mut f: impl FnMut(&tmin::graph::NodeGraph, &tmin::list::insertion::Insertion, u64, &str),
+) {
+    let Some(choices) = every_choice(inst) else {
+        return;
+    };
+    for choice in choices {
+        let g = tmin::graph::NodeGraph::new(inst, choice).unwrap();
+        let what = format!("choice {:?}, {what}", g.choice);
+        let total: u64 = (0..g.n_nodes() as u32).map(|v| g.dur(v)).sum();
+        let horizon = total.max(1);
+        let Some(ins) = tmin::list::insertion::Insertion::new(&g, horizon) else {
+            continue;
+        };
+        if ins.fits(horizon) {
+            f(&g, &ins, total, &what);
         }
     }
 }
@@ -802,4 +820,92 @@ fn graphs_packed_in_time_are_legal() {
     }
     assert!(packed >= 20, "{packed} cases packed");
     assert!(overlapped > 0, "no case overlapped two graphs");
+}
+
+/// Right justification under the hold rule (`src/list/justify.rs`) on every
+/// tiling choice of the corner instances and of tiny memory-tight ones,
+/// from the legal schedules of insertion passes: the shifted schedule is
+/// legal (the validator), no node starts earlier and the makespan does not
+/// grow; and the insertion pass of its start order, where it completes, is
+/// legal and never below the brute-force optimum. Nodes move on some
+/// choices, and on some a move is held back by the memory a predecessor's
+/// longer hold would take (without that check the validator fails here).
+#[test]
+fn right_justification_keeps_schedules_legal() {
+    let mut n = JustifyCounts::default();
+    each_case_and_tight(|inst, seed, optimum, what| {
+        right_shifts(inst, seed, optimum, what, &mut n)
+    });
+    eprintln!(
+        "right justification: {} schedules, {} with a node moved, {} passes after it ({} shorter)",
+        n.shifted, n.moved, n.passes, n.shorter
+    );
+    assert!(n.shifted > 0 && n.moved > 0 && n.moved < n.shifted);
+    assert!(n.passes > 0 && n.shorter > 0);
+}
+
+#[derive(Default)]
+struct JustifyCounts {
+    shifted: usize,
+    moved: usize,
+    passes: usize,
+    shorter: usize,
+}
+
+fn right_shifts(
+    inst: &Instance,
+    seed: u64,
+    optimum: Option<u128>,
+    what: &str,
+    n: &mut JustifyCounts,
+) {
+    use tmin::list::justify::right_shift;
+    use tmin::list::priority::keys_from_starts_then;
+    use tmin::list::sgs::activity_list;
+    let far = Deadline::after(Duration::from_secs(3600));
+    let mut rng = tmin::rng::SplitMix64::new(seed ^ 0x6a75_7374);
+    each_insertion_scheme(inst, what, |g, ins, total, what| {
+        let horizon = total.max(1);
+        for _ in 0..3 {
+            let keys: Vec<u64> = (0..g.n_nodes()).map(|_| rng.next_u64()).collect();
+            let Some(start) = ins.pass(&activity_list(g, &keys), horizon, &far) else {
+                continue;
+            };
+            let before = ins.schedule(start.clone()).makespan(g);
+            let shifted = right_shift(g, &start, &far).expect("fits the cells");
+            n.shifted += 1;
+            let s = ins.schedule(shifted.clone());
+            let v = tmin::schedule::check(g, &s, 5);
+            assert!(v.is_empty(), "illegal right shift {:?}: {what}", v.kept);
+            assert!(
+                s.makespan(g) <= before,
+                "the shift grew the makespan: {what}"
+            );
+            assert!(
+                shifted.iter().zip(&start).all(|(a, b)| a >= b),
+                "a node started earlier: {what}"
+            );
+            if shifted != start {
+                n.moved += 1;
+            }
+            let keys = keys_from_starts_then(&shifted, |v| start[v]);
+            if let Some(again) = ins.pass(&activity_list(g, &keys), horizon, &far) {
+                n.passes += 1;
+                let s = ins.schedule(again);
+                let v = tmin::schedule::check(g, &s, 5);
+                assert!(
+                    v.is_empty(),
+                    "illegal pass after the shift {:?}: {what}",
+                    v.kept
+                );
+                let ms = s.makespan(g);
+                if let Some(opt) = optimum {
+                    assert!(ms >= opt, "{ms} below the optimum {opt}: {what}");
+                }
+                if ms < before {
+                    n.shorter += 1;
+                }
+            }
+        }
+    });
 }

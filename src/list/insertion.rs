@@ -63,72 +63,11 @@ use crate::instance::TypeIdx;
 use crate::schedule::Schedule;
 use crate::stop::Deadline;
 
+use super::profile::{MaxTree, cells_fit, sizes_and_cores, unit_of};
+
 /// Largest product of the horizon and the number of profiles (core types
 /// plus memory types) a pass allocates: 32 bytes a cell, 64 MiB.
 pub const MAX_CELLS: u64 = 1 << 21;
-
-/// Range add and "last index above a threshold" over `[0, n)`, values i64.
-struct MaxTree {
-    n: usize,
-    /// Maximum of the subtree, including this node's own pending add.
-    mx: Vec<i64>,
-    /// Add applied to the whole subtree (not pushed down).
-    add: Vec<i64>,
-}
-
-impl MaxTree {
-    fn new(n: usize) -> Self {
-        let size = n.next_power_of_two().max(1);
-        MaxTree {
-            n: size,
-            mx: vec![0; 2 * size],
-            add: vec![0; 2 * size],
-        }
-    }
-
-    /// Adds `d` on `[l, r)`.
-    fn range_add(&mut self, l: usize, r: usize, d: i64) {
-        if l < r {
-            self.upd(1, 0, self.n, l, r.min(self.n), d);
-        }
-    }
-
-    fn upd(&mut self, i: usize, nl: usize, nr: usize, l: usize, r: usize, d: i64) {
-        if r <= nl || nr <= l {
-            return;
-        }
-        if l <= nl && nr <= r {
-            self.mx[i] += d;
-            self.add[i] += d;
-            return;
-        }
-        let mid = (nl + nr) / 2;
-        self.upd(2 * i, nl, mid, l, r, d);
-        self.upd(2 * i + 1, mid, nr, l, r, d);
-        self.mx[i] = self.mx[2 * i].max(self.mx[2 * i + 1]) + self.add[i];
-    }
-
-    /// The last index in `[l, r)` whose value exceeds `thr`.
-    fn last_above(&self, l: usize, r: usize, thr: i64) -> Option<usize> {
-        if l >= r {
-            return None;
-        }
-        self.last(1, 0, self.n, l, r.min(self.n), thr)
-    }
-
-    fn last(&self, i: usize, nl: usize, nr: usize, l: usize, r: usize, thr: i64) -> Option<usize> {
-        if r <= nl || nr <= l || self.mx[i] <= thr {
-            return None;
-        }
-        if nr - nl == 1 {
-            return Some(nl);
-        }
-        let mid = (nl + nr) / 2;
-        let t = thr - self.add[i];
-        self.last(2 * i + 1, mid, nr, l, r, t)
-            .or_else(|| self.last(2 * i, nl, mid, l, r, t))
-    }
-}
 
 /// The static part of the scheme for one node graph.
 pub struct Insertion<'g, 'a> {
@@ -166,21 +105,12 @@ impl<'g, 'a> Insertion<'g, 'a> {
         let inst = g.inst;
         let n_types = inst.platform.mems.len();
         let n = g.n_nodes();
-        let unit = (0..n as u32).map(|v| g.dur(v)).fold(0, gcd).max(1);
+        let unit = unit_of(g);
         let profiles = (inst.platform.cores.len() + n_types) as u64;
         if !cells_fit(least, unit, profiles) {
             return None;
         }
-        let mut caps = Vec::with_capacity(n_types);
-        for m in &inst.platform.mems {
-            caps.push(i64::try_from(m.size).ok().filter(|&c| c < 1 << 52)?);
-        }
-        let cores: Vec<i64> = inst
-            .platform
-            .cores
-            .iter()
-            .map(|c| i64::from(c.count))
-            .collect();
+        let (caps, cores) = sizes_and_cores(inst)?;
         let mut slot = Vec::with_capacity(n + 1);
         let mut slot_mem = Vec::new();
         for v in 0..n as u32 {
@@ -348,20 +278,6 @@ impl<'g, 'a> Insertion<'g, 'a> {
             |v| usize::from(g.core[v]),
         )
     }
-}
-
-/// Whether `profiles` trees over the power of two above `horizon / unit`
-/// stay within `MAX_CELLS`.
-fn cells_fit(horizon: u64, unit: u64, profiles: u64) -> bool {
-    (horizon / unit)
-        .checked_add(1)
-        .and_then(u64::checked_next_power_of_two)
-        .and_then(|h| h.checked_mul(profiles))
-        .is_some_and(|c| c <= MAX_CELLS)
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 { a } else { gcd(b, a % b) }
 }
 
 /// Placements between two looks at the deadline.

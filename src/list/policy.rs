@@ -74,6 +74,16 @@ pub struct Policy {
     /// (results/policy.md, "Node lists").
     pub node_patience: usize,
     pub node_descent_max_nodes: usize,
+    /// Forward-backward improvement under the hold rule
+    /// (`Searcher::justify`) stops after this many rounds in a row without
+    /// a shorter schedule (the rounds go on past a longer one: on the
+    /// medium tight set a descent often falls after one).
+    pub justify_rounds: usize,
+    /// Where forward-backward's kicks follow the op-level insertion search
+    /// in sampling (`Searcher::justify_kicked`), the op-level search's
+    /// share of the time left: the kicks gain more (results/medium-tight-ab.md;
+    /// the split itself is not tuned).
+    pub op_level_share: f64,
     /// Insertion passes only up to this many nodes: a pass holds about 60
     /// bytes a node beside the graph (starts, slots, pending counts, the
     /// list), and at 3 x 10^6 nodes the whole command with a pass already
@@ -102,6 +112,8 @@ pub const POLICY: Policy = Policy {
     insertion_kick_patience: 300,
     node_patience: 5_000,
     node_descent_max_nodes: 5_000,
+    justify_rounds: 8,
+    op_level_share: 0.3,
     insertion_max_nodes: 3_000_000,
 };
 

@@ -231,9 +231,15 @@ pub fn perturb(base: &[u64], eps: f64, rng: &mut Rng) -> Vec<u64> {
 /// forward-backward improvement). By rank, not by value, so that starts
 /// beyond 2^53 (f64 precision) stay apart.
 pub fn keys_from_starts(starts: &[u64]) -> Vec<u64> {
+    keys_from_starts_then(starts, |_| 0)
+}
+
+/// `keys_from_starts` with equal starts ordered by `tie` (smaller first),
+/// then by node.
+pub fn keys_from_starts_then(starts: &[u64], tie: impl Fn(usize) -> u64) -> Vec<u64> {
     let n = starts.len();
     let mut idx: Vec<u32> = (0..n as u32).collect();
-    idx.sort_unstable_by_key(|&v| (starts[v as usize], v));
+    idx.sort_unstable_by_key(|&v| (starts[v as usize], tie(v as usize), v));
     let mut key = vec![0u64; n];
     for (r, &v) in idx.iter().enumerate() {
         key[v as usize] = key_of((n - r) as f64);

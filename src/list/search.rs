@@ -19,6 +19,7 @@ use crate::stop::Deadline;
 use super::Found;
 use super::backward;
 use super::frugal;
+use super::justify;
 use super::policy::POLICY;
 use super::priority::{self, Paths, Rng, Rule, keys, perturb};
 use super::sgs::{self, Deadlock, Guide, Mode, Model, Stop};
@@ -110,6 +111,10 @@ pub struct Searcher<'g, 'a> {
     /// The memory-frugal op order, once `first_schedule` has computed it
     /// (the insertion search starts from it; O(ops x 256) to compute again).
     frugal_ops: Option<Vec<u32>>,
+    /// The list whose insertion pass gave the best schedule, where
+    /// forward-backward under the hold rule found it (`justify_from`): the
+    /// kicks' base (`justify_kicked`).
+    best_list: Option<Vec<u32>>,
 }
 
 /// Whether the insertion scheme's makespan `ms` comes within 5 % of `best`:
@@ -148,6 +153,10 @@ fn block_move(g: &NodeGraph, ops: &[u32], pos: &mut [usize], rng: &mut Rng) -> O
     });
     (!breaks).then_some(next)
 }
+
+/// Nodes a kick of forward-backward under the hold rule moves at most
+/// (`Searcher::justify_kicked`), each as `node_move` does.
+const KICK_NODES: usize = 8;
 
 /// Places a node moves by in the node-level descent (`node_move`): the
 /// tries of one node by one to this many places.
@@ -249,6 +258,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
             first_guarded: None,
             guide_order: None,
             frugal_ops: None,
+            best_list: None,
             costly: false,
         }
         .with_costly()
@@ -333,6 +343,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
                 makespan: ms,
                 how,
             });
+            self.best_list = None;
         }
         ms
     }
@@ -342,12 +353,17 @@ impl<'g, 'a> Searcher<'g, 'a> {
     /// tested, models/list.md; a schedule that failed would be an engine
     /// bug, logged and dropped instead of replacing a legal best).
     fn consider_checked(&mut self, s: Schedule, ms: u64, pass: usize) {
+        self.consider_checked_as(s, ms, || format!("insertion pass {pass}"));
+    }
+
+    /// `consider_checked` with the schedule's description.
+    fn consider_checked_as(&mut self, s: Schedule, ms: u64, how: impl FnOnce() -> String) {
         if self.best.as_ref().is_some_and(|b| ms >= b.makespan) {
             return;
         }
         let v = crate::schedule::check(self.g, &s, 1);
         if v.is_empty() {
-            self.consider(s, format!("insertion pass {pass}"));
+            self.consider(s, how());
         } else {
             log::error!("an insertion pass broke a rule: {:?}", v.kept);
         }
@@ -1081,6 +1097,148 @@ impl<'g, 'a> Searcher<'g, 'a> {
         Some(first)
     }
 
+    /// Forward-backward improvement under the hold rule from the best
+    /// schedule (`justify_from`).
+    pub fn justify(&mut self, rounds: usize, target: u64, deadline: &Deadline) {
+        let Some((ins, start)) = self.justify_setup(target) else {
+            return;
+        };
+        self.justify_from(&ins, start, rounds, target, deadline);
+    }
+
+    /// `justify`, then until `deadline` or `target`: one to `KICK_NODES`
+    /// nodes of the list whose pass gave the best schedule moved by up to
+    /// `NODE_MOVE` places (`node_move`: no edge crossed), an insertion pass
+    /// of it, and forward-backward from there (iterated local search). The
+    /// list keeps the best schedule's order, equal starts included, so that
+    /// a kick changes only what it moves: the best schedule's start order
+    /// alone, with equal starts by node, often fails the pass at a joint
+    /// start (models/list.md, "Insertion passes").
+    pub fn justify_kicked(
+        &mut self,
+        rng: &mut Rng,
+        rounds: usize,
+        target: u64,
+        deadline: &Deadline,
+    ) {
+        let Some((ins, start)) = self.justify_setup(target) else {
+            return;
+        };
+        let g = self.g;
+        self.justify_from(&ins, start, rounds, target, deadline);
+        let (mut kicks, mut better, mut failed) = (0usize, 0usize, 0usize);
+        while !deadline.expired() && !self.reached(target) {
+            // The list whose pass gave the best schedule: its own order,
+            // ties included, so that a kick changes only what it moves.
+            let (Some(ms), Some(mut list)) = (
+                self.best.as_ref().map(|b| b.makespan),
+                self.best_list.clone(),
+            ) else {
+                return;
+            };
+            let mut pos = positions(&list);
+            for _ in 0..1 + rng.below_mod(KICK_NODES) {
+                let _ = node_move(g, &mut list, &mut pos, rng);
+            }
+            kicks += 1;
+            let Some(st) = ins.pass(&list, room(&ins, ms), deadline) else {
+                failed += 1;
+                continue;
+            };
+            let first = ends(g, &st);
+            if first < ms {
+                self.keep_justified(&ins, st.clone(), list, || "justification kick".to_string());
+            }
+            self.justify_from(&ins, st, rounds, target, deadline);
+            if self.best.as_ref().is_some_and(|b| b.makespan < ms) {
+                better += 1;
+            }
+        }
+        log::debug!("justification kicks: {kicks}, {failed} failed, {better} better");
+    }
+
+    /// An insertion pass's schedule (`start`, from `list`) kept when it is
+    /// the best so far and legal (`consider_checked_as`), with its list.
+    fn keep_justified(
+        &mut self,
+        ins: &super::insertion::Insertion,
+        start: Vec<u64>,
+        list: Vec<u32>,
+        how: impl FnOnce() -> String,
+    ) {
+        let ms = ends(self.g, &start);
+        self.consider_checked_as(ins.schedule(start), ms, how);
+        if self.best.as_ref().is_some_and(|b| b.makespan == ms) {
+            self.best_list = Some(list);
+        }
+    }
+
+    /// The insertion scheme and the best schedule's starts, where passes
+    /// fit the graph.
+    fn justify_setup(
+        &self,
+        target: u64,
+    ) -> Option<(super::insertion::Insertion<'g, 'a>, Vec<u64>)> {
+        if self.g.n_nodes() > POLICY.insertion_max_nodes {
+            return None;
+        }
+        let b = self.best.as_ref()?;
+        let ins = super::insertion::Insertion::new(self.g, target.min(b.makespan).max(1))?;
+        Some((ins, b.schedule.start.clone()))
+    }
+
+    /// Forward-backward improvement under the hold rule from the legal
+    /// schedule `start`: right-justified (`justify::right_shift`: holds
+    /// shortened from the left), then an insertion pass of its start order,
+    /// which places each node as early as it fits into the memory the
+    /// shorter holds left free (the order of a legal schedule leaves room
+    /// for every node, `insertion.rs`); again from that pass's schedule,
+    /// shorter or not, until `rounds` rounds in a row find nothing shorter,
+    /// a pass fails, `target` or `deadline`. Each schedule kept passes the
+    /// validator (`consider_checked_as`).
+    fn justify_from(
+        &mut self,
+        ins: &super::insertion::Insertion,
+        start: Vec<u64>,
+        rounds: usize,
+        target: u64,
+        deadline: &Deadline,
+    ) {
+        let g = self.g;
+        let mut cur = start;
+        let start_ms = ends(g, &cur);
+        let mut best_ms = start_ms;
+        let t0 = std::time::Instant::now();
+        let (mut round, mut stalled) = (0usize, 0usize);
+        while stalled < rounds && best_ms > target && !deadline.expired() {
+            let Some(shifted) = justify::right_shift(g, &cur, deadline) else {
+                break;
+            };
+            // Equal starts (the shift lines many up) in the order they had.
+            let keys = priority::keys_from_starts_then(&shifted, |v| cur[v]);
+            let list = sgs::activity_list(g, &keys);
+            round += 1;
+            let Some(st) = ins.pass(&list, room(ins, ends(g, &cur)), deadline) else {
+                break;
+            };
+            let ms = ends(g, &st);
+            if ms < best_ms {
+                best_ms = ms;
+                stalled = 0;
+                self.keep_justified(ins, st.clone(), list, || {
+                    format!("justification round {round}")
+                });
+            } else {
+                stalled += 1;
+            }
+            cur = st;
+        }
+        log::trace!(
+            "justification: {round} rounds, {start_ms} -> {best_ms} in {:.2} s",
+            t0.elapsed().as_secs_f64()
+        );
+    }
+
     /// Where no op-contiguous list completes (every op's nodes in a row
     /// trap memory: holds that only a finer interleaving closes), a descent
     /// over node lists instead: from the best schedule's start order (an
@@ -1162,8 +1320,25 @@ impl<'g, 'a> Searcher<'g, 'a> {
             &Rule::ALL
         };
         if !self.md.memory_is_loose() {
-            // Kicks only where sampling has no patience of its own to keep.
-            self.insertion_search(rng, target, patience == usize::MAX, deadline);
+            // Forward-backward under the hold rule before the op-level
+            // search and after it (models/list.md, "Right justification").
+            // Kicks only where sampling has no patience of its own to keep;
+            // there the op-level search gets `Policy::op_level_share` of the
+            // time and forward-backward's kicks, which gain more, the rest
+            // (results/medium-tight-ab.md).
+            let kicks = patience == usize::MAX;
+            self.justify(POLICY.justify_rounds, target, deadline);
+            let op_level = if kicks {
+                deadline.share(POLICY.op_level_share)
+            } else {
+                deadline.clone()
+            };
+            self.insertion_search(rng, target, kicks, &op_level);
+            if kicks {
+                self.justify_kicked(rng, POLICY.justify_rounds, target, deadline);
+            } else {
+                self.justify(POLICY.justify_rounds, target, deadline);
+            }
         }
         let base: Vec<Vec<u64>> = rules.iter().map(|&r| self.rule_keys(r)).collect();
         // 16 bytes a node; the keys are all sampling needs.
