@@ -3,8 +3,9 @@
 //!
 //! A serial pass places each node as early as the profiles allow, so a node
 //! whose same-type successors must wait starts long before them and holds
-//! its memory all that time (problem.md §4.4): on memory-tight instances the
-//! memory held is two to three times what the running nodes need. Moving
+//! its memory all that time (problem.md §4.4): in list schedules of the
+//! medium tight instances the memory held is two to four times what the
+//! running nodes need (results/tight-sides.md). Moving
 //! such a node later shortens its hold and leaves memory free where a later
 //! pass can use it.
 //!

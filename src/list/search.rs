@@ -1210,7 +1210,11 @@ impl<'g, 'a> Searcher<'g, 'a> {
         let mut best_ms = start_ms;
         let t0 = std::time::Instant::now();
         let (mut round, mut stalled) = (0usize, 0usize);
-        while stalled < rounds && best_ms > target && !deadline.expired() {
+        // A round begins only with the last one's time left (its setup, a
+        // sort and the profiles, looks at no clock).
+        let mut last = std::time::Duration::ZERO;
+        while stalled < rounds && best_ms > target && deadline.remaining() > last {
+            let t = std::time::Instant::now();
             let Some(shifted) = justify::right_shift(g, &cur, deadline) else {
                 break;
             };
@@ -1232,6 +1236,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
                 stalled += 1;
             }
             cur = st;
+            last = t.elapsed();
         }
         log::trace!(
             "justification: {round} rounds, {start_ms} -> {best_ms} in {:.2} s",
