@@ -63,11 +63,8 @@ use crate::instance::TypeIdx;
 use crate::schedule::Schedule;
 use crate::stop::Deadline;
 
+pub use super::profile::MAX_CELLS;
 use super::profile::{MaxTree, cells_fit, sizes_and_cores, unit_of};
-
-/// Largest product of the horizon and the number of profiles (core types
-/// plus memory types) a pass allocates: 32 bytes a cell, 64 MiB.
-pub const MAX_CELLS: u64 = 1 << 21;
 
 /// The static part of the scheme for one node graph.
 pub struct Insertion<'g, 'a> {

@@ -5,7 +5,9 @@
 use crate::graph::NodeGraph;
 use crate::instance::Instance;
 
-use super::insertion::MAX_CELLS;
+/// Largest product of the horizon and the number of profiles (core types
+/// plus memory types) a pass allocates: 32 bytes a cell, 64 MiB.
+pub const MAX_CELLS: u64 = 1 << 21;
 
 /// Range add and "first or last index above a threshold" over `[0, n)`,
 /// values i64.
