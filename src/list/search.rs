@@ -353,19 +353,22 @@ impl<'g, 'a> Searcher<'g, 'a> {
     /// tested, models/list.md; a schedule that failed would be an engine
     /// bug, logged and dropped instead of replacing a legal best).
     fn consider_checked(&mut self, s: Schedule, ms: u64, pass: usize) {
-        self.consider_checked_as(s, ms, || format!("insertion pass {pass}"));
+        let _ = self.consider_checked_as(s, ms, || format!("insertion pass {pass}"));
     }
 
-    /// `consider_checked` with the schedule's description.
-    fn consider_checked_as(&mut self, s: Schedule, ms: u64, how: impl FnOnce() -> String) {
+    /// `consider_checked` with the schedule's description; whether `s` is
+    /// now the best schedule.
+    fn consider_checked_as(&mut self, s: Schedule, ms: u64, how: impl FnOnce() -> String) -> bool {
         if self.best.as_ref().is_some_and(|b| ms >= b.makespan) {
-            return;
+            return false;
         }
         let v = crate::schedule::check(self.g, &s, 1);
         if v.is_empty() {
             self.consider(s, how());
+            true
         } else {
             log::error!("an insertion pass broke a rule: {:?}", v.kept);
+            false
         }
     }
 
@@ -1099,14 +1102,21 @@ impl<'g, 'a> Searcher<'g, 'a> {
 
     /// Forward-backward improvement under the hold rule from the best
     /// schedule (`justify_from`).
+    /// Nothing where the best schedule came from forward-backward itself
+    /// (`best_list`): its rounds are deterministic, and those from that
+    /// schedule on have run.
     pub fn justify(&mut self, rounds: usize, target: u64, deadline: &Deadline) {
+        if self.best_list.is_some() {
+            return;
+        }
         let Some((ins, start)) = self.justify_setup(target) else {
             return;
         };
         self.justify_from(&ins, start, rounds, target, deadline);
     }
 
-    /// `justify`, then until `deadline` or `target`: one to `KICK_NODES`
+    /// `justify` (where it has not run from the best schedule), then until
+    /// `deadline` or `target`: one to `KICK_NODES`
     /// nodes of the list whose pass gave the best schedule moved by up to
     /// `NODE_MOVE` places (`node_move`: no edge crossed), an insertion pass
     /// of it, and forward-backward from there (iterated local search). The
@@ -1125,7 +1135,9 @@ impl<'g, 'a> Searcher<'g, 'a> {
             return;
         };
         let g = self.g;
-        self.justify_from(&ins, start, rounds, target, deadline);
+        if self.best_list.is_none() {
+            self.justify_from(&ins, start, rounds, target, deadline);
+        }
         let (mut kicks, mut better, mut failed) = (0usize, 0usize, 0usize);
         while !deadline.expired() && !self.reached(target) {
             // The list whose pass gave the best schedule: its own order,
@@ -1167,8 +1179,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
         how: impl FnOnce() -> String,
     ) {
         let ms = ends(self.g, &start);
-        self.consider_checked_as(ins.schedule(start), ms, how);
-        if self.best.as_ref().is_some_and(|b| b.makespan == ms) {
+        if self.consider_checked_as(ins.schedule(start), ms, how) {
             self.best_list = Some(list);
         }
     }
