@@ -11,7 +11,9 @@
 //! at a level that the clock cut short go on where they stopped.
 
 mod common;
-use common::{lanes_150_m2, legal_makespan, list_schedule, memory_tight, sat_optimum};
+use common::{
+    lanes_150_m2, legal_makespan, list_schedule, memory_tight, sat_optimum, weak_list_schedule,
+};
 use std::time::Duration;
 
 use tmin::bounds::nogoods::LevelRefutations;
@@ -240,11 +242,12 @@ fn finds_a_schedule_without_an_incumbent() {
 
 /// `idle` hands the time back: with none allowed nothing is decided (and
 /// nothing is claimed), where the default decides choices on the same
-/// instance.
+/// instance (from a weak incumbent: a list schedule of 100 ms is optimal
+/// here).
 #[test]
 fn idle_time_hands_the_search_back() {
     let inst = memory_tight(3, 5, (3, 6));
-    let start = list_schedule(&inst, 100);
+    let start = weak_list_schedule(&inst);
     let idle = ChoiceOptions {
         idle: Duration::ZERO,
         ..ChoiceOptions::default()
@@ -252,7 +255,11 @@ fn idle_time_hands_the_search_back() {
     let (out, _) = run(&inst, Some(&start), &idle, 10.0);
     assert_eq!(out.stats.tried, 0);
     assert!(out.schedule.is_none() && out.bound.is_none());
-    let (out, _) = run(&inst, Some(&start), &ChoiceOptions::default(), 10.0);
+    let (out, lb) = run(&inst, Some(&start), &ChoiceOptions::default(), 10.0);
+    assert!(
+        legal_makespan(&inst, &start) > u128::from(lb),
+        "a choice to decide"
+    );
     assert!(out.stats.tried > 0);
 }
 

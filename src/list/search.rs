@@ -111,9 +111,11 @@ pub struct Searcher<'g, 'a> {
     /// The memory-frugal op order, once `first_schedule` has computed it
     /// (the insertion search starts from it; O(ops x 256) to compute again).
     frugal_ops: Option<Vec<u32>>,
-    /// The list whose insertion pass gave the best schedule, where
-    /// forward-backward under the hold rule found it (`justify_from`): the
-    /// kicks' base (`justify_kicked`).
+    /// Where forward-backward under the hold rule has run from the best
+    /// schedule (`justify_from`): the list whose insertion pass gave the
+    /// best schedule where the rounds found it, else the list of their
+    /// shortest pass (from a warm start or another pass's schedule that
+    /// they do not shorten). The kicks' base (`justify_kicked`).
     best_list: Option<Vec<u32>>,
 }
 
@@ -1102,9 +1104,8 @@ impl<'g, 'a> Searcher<'g, 'a> {
 
     /// Forward-backward improvement under the hold rule from the best
     /// schedule (`justify_from`).
-    /// Nothing where the best schedule came from forward-backward itself
-    /// (`best_list`): its rounds are deterministic, and those from that
-    /// schedule on have run.
+    /// Nothing where the rounds have run from the best schedule
+    /// (`best_list`): they are deterministic.
     pub fn justify(&mut self, rounds: usize, target: u64, deadline: &Deadline) {
         if self.best_list.is_some() {
             return;
@@ -1117,22 +1118,24 @@ impl<'g, 'a> Searcher<'g, 'a> {
 
     /// `justify` (where it has not run from the best schedule), then until
     /// `deadline` or `target`: one to `KICK_NODES`
-    /// nodes of the list whose pass gave the best schedule moved by up to
+    /// nodes of `best_list` (the list whose pass gave the best schedule, or
+    /// that of the rounds' shortest pass) moved by up to
     /// `NODE_MOVE` places (`node_move`: no edge crossed), an insertion pass
     /// of it, and forward-backward from there (iterated local search). The
     /// list keeps the best schedule's order, equal starts included, so that
     /// a kick changes only what it moves: the best schedule's start order
     /// alone, with equal starts by node, often fails the pass at a joint
-    /// start (models/list.md, "Insertion passes").
+    /// start (models/list.md, "Insertion passes"). Returns the number of
+    /// kicks.
     pub fn justify_kicked(
         &mut self,
         rng: &mut Rng,
         rounds: usize,
         target: u64,
         deadline: &Deadline,
-    ) {
+    ) -> usize {
         let Some((ins, start)) = self.justify_setup(target) else {
-            return;
+            return 0;
         };
         let g = self.g;
         if self.best_list.is_none() {
@@ -1146,7 +1149,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
                 self.best.as_ref().map(|b| b.makespan),
                 self.best_list.clone(),
             ) else {
-                return;
+                break;
             };
             let mut pos = positions(&list);
             for _ in 0..1 + rng.below_mod(KICK_NODES) {
@@ -1167,6 +1170,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
             }
         }
         log::debug!("justification kicks: {kicks}, {failed} failed, {better} better");
+        kicks
     }
 
     /// An insertion pass's schedule (`start`, from `list`) kept when it is
@@ -1206,7 +1210,10 @@ impl<'g, 'a> Searcher<'g, 'a> {
     /// for every node, `insertion.rs`); again from that pass's schedule,
     /// shorter or not, until `rounds` rounds in a row find nothing shorter,
     /// a pass fails, `target` or `deadline`. Each schedule kept passes the
-    /// validator (`consider_checked_as`).
+    /// validator (`consider_checked_as`). Where the rounds ran from the best
+    /// schedule (`best_list` unset) and found nothing shorter, the list of
+    /// their shortest pass becomes the kicks' base: without it a warm
+    /// start that forward-backward does not shorten would get no kicks.
     fn justify_from(
         &mut self,
         ins: &super::insertion::Insertion,
@@ -1221,6 +1228,8 @@ impl<'g, 'a> Searcher<'g, 'a> {
         let mut best_ms = start_ms;
         let t0 = std::time::Instant::now();
         let (mut round, mut stalled) = (0usize, 0usize);
+        // The shortest pass that is not the best schedule: (makespan, list).
+        let mut closest: Option<(u64, Vec<u32>)> = None;
         // A round begins only with the last one's time left (its setup, a
         // sort and the profiles, looks at no clock).
         let mut last = std::time::Duration::ZERO;
@@ -1245,9 +1254,15 @@ impl<'g, 'a> Searcher<'g, 'a> {
                 });
             } else {
                 stalled += 1;
+                if closest.as_ref().is_none_or(|c| ms < c.0) {
+                    closest = Some((ms, list));
+                }
             }
             cur = st;
             last = t.elapsed();
+        }
+        if self.best_list.is_none() {
+            self.best_list = closest.map(|c| c.1);
         }
         log::trace!(
             "justification: {round} rounds, {start_ms} -> {best_ms} in {:.2} s",
@@ -1351,7 +1366,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
             };
             self.insertion_search(rng, target, kicks, &op_level);
             if kicks {
-                self.justify_kicked(rng, POLICY.justify_rounds, target, deadline);
+                let _ = self.justify_kicked(rng, POLICY.justify_rounds, target, deadline);
             } else {
                 self.justify(POLICY.justify_rounds, target, deadline);
             }
@@ -1590,6 +1605,39 @@ mod tests {
             .map(|o| inst.usable_tilings(o).next().expect("one tiling an op"))
             .collect();
         (inst, choice)
+    }
+
+    /// A warm start that forward-backward under the hold rule does not
+    /// shorten (the best schedule of its own rounds, whose later rounds
+    /// found nothing shorter) still gets kicks: the list of the rounds'
+    /// shortest pass is their base. Without it the kicks had no list and
+    /// the time went to random passes of the parallel scheme.
+    #[test]
+    fn kicks_start_from_a_warm_start_the_rounds_do_not_shorten() {
+        let (inst, choice) = tight_sat_tilings();
+        let g = NodeGraph::new(&inst, choice).expect("a graph");
+        let long = Deadline::after(std::time::Duration::from_secs(600));
+        let mut first = scheduled(&g, &long);
+        first.justify(POLICY.justify_rounds, 0, &long);
+        let warm = first.best.clone().expect("a schedule");
+        let mut s = Searcher::new(&g);
+        s.best = Some(warm.clone());
+        s.justify(POLICY.justify_rounds, 0, &long);
+        assert_eq!(
+            s.best.as_ref().map(|b| b.makespan),
+            Some(warm.makespan),
+            "the rounds do not shorten it"
+        );
+        let kicks = s.justify_kicked(
+            &mut Rng::new(1),
+            POLICY.justify_rounds,
+            0,
+            &Deadline::after(std::time::Duration::from_millis(200)),
+        );
+        assert!(kicks > 0, "no kick");
+        let best = s.best.as_ref().expect("a schedule");
+        assert!(best.makespan <= warm.makespan);
+        assert!(crate::schedule::check(&g, &best.schedule, 10).is_empty());
     }
 
     /// An insertion pass whose nodes wait looks at the deadline while it
