@@ -220,6 +220,7 @@ fn compose(
         schedule,
         makespan,
         how: format!("the {n_graphs} independent graphs, each scheduled alone, packed in time"),
+        list: None,
     })
 }
 

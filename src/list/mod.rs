@@ -53,6 +53,11 @@ pub struct Found {
     /// u64 is exact in the schedule itself).
     pub makespan: u64,
     pub how: String,
+    /// The insertion list whose pass gave this schedule, where
+    /// forward-backward under the hold rule kept it: the kicks' base
+    /// (`Searcher::justify_kicked`; a schedule's start order alone often
+    /// fails the pass at a joint start).
+    pub list: Option<Vec<u32>>,
 }
 
 /// The list engine's own knobs.
@@ -100,6 +105,7 @@ fn found_from(g: &NodeGraph, schedule: &crate::schedule::Schedule, how: &str) ->
         schedule: schedule.clone(),
         makespan: u64::try_from(schedule.makespan(g)).unwrap_or(u64::MAX),
         how: how.into(),
+        list: None,
     })
 }
 

@@ -111,12 +111,12 @@ pub struct Searcher<'g, 'a> {
     /// The memory-frugal op order, once `first_schedule` has computed it
     /// (the insertion search starts from it; O(ops x 256) to compute again).
     frugal_ops: Option<Vec<u32>>,
-    /// Where forward-backward under the hold rule has run from the best
-    /// schedule (`justify_from`): the list whose insertion pass gave the
-    /// best schedule where the rounds found it, else the list of their
-    /// shortest pass (from a warm start or another pass's schedule that
-    /// they do not shorten). The kicks' base (`justify_kicked`).
-    best_list: Option<Vec<u32>>,
+    /// The list of the shortest pass of forward-backward's rounds under the
+    /// hold rule from the best schedule, where they found nothing shorter
+    /// (`justify_from`): the kicks' base where the best schedule has no
+    /// list of its own (`Found::list`: a warm start, another pass's
+    /// schedule).
+    kick_base: Option<Vec<u32>>,
 }
 
 /// Whether the insertion scheme's makespan `ms` comes within 5 % of `best`:
@@ -260,7 +260,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
             first_guarded: None,
             guide_order: None,
             frugal_ops: None,
-            best_list: None,
+            kick_base: None,
             costly: false,
         }
         .with_costly()
@@ -344,8 +344,9 @@ impl<'g, 'a> Searcher<'g, 'a> {
                 schedule: s,
                 makespan: ms,
                 how,
+                list: None,
             });
-            self.best_list = None;
+            self.kick_base = None;
         }
         ms
     }
@@ -1105,9 +1106,9 @@ impl<'g, 'a> Searcher<'g, 'a> {
     /// Forward-backward improvement under the hold rule from the best
     /// schedule (`justify_from`).
     /// Nothing where the rounds have run from the best schedule
-    /// (`best_list`): they are deterministic.
+    /// (`justified`): they are deterministic.
     pub fn justify(&mut self, rounds: usize, target: u64, deadline: &Deadline) {
-        if self.best_list.is_some() {
+        if self.justified() {
             return;
         }
         let Some((ins, start)) = self.justify_setup(target) else {
@@ -1118,7 +1119,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
 
     /// `justify` (where it has not run from the best schedule), then until
     /// `deadline` or `target`: one to `KICK_NODES`
-    /// nodes of `best_list` (the list whose pass gave the best schedule, or
+    /// nodes of `kick_list` (the list whose pass gave the best schedule, or
     /// that of the rounds' shortest pass) moved by up to
     /// `NODE_MOVE` places (`node_move`: no edge crossed), an insertion pass
     /// of it, and forward-backward from there (iterated local search). The
@@ -1138,7 +1139,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
             return 0;
         };
         let g = self.g;
-        if self.best_list.is_none() {
+        if !self.justified() {
             self.justify_from(&ins, start, rounds, target, deadline);
         }
         let (mut kicks, mut better, mut failed) = (0usize, 0usize, 0usize);
@@ -1147,7 +1148,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
             // ties included, so that a kick changes only what it moves.
             let (Some(ms), Some(mut list)) = (
                 self.best.as_ref().map(|b| b.makespan),
-                self.best_list.clone(),
+                self.kick_list().cloned(),
             ) else {
                 break;
             };
@@ -1183,9 +1184,23 @@ impl<'g, 'a> Searcher<'g, 'a> {
         how: impl FnOnce() -> String,
     ) {
         let ms = ends(self.g, &start);
-        if self.consider_checked_as(ins.schedule(start), ms, how) {
-            self.best_list = Some(list);
+        if self.consider_checked_as(ins.schedule(start), ms, how)
+            && let Some(b) = &mut self.best
+        {
+            b.list = Some(list);
         }
+    }
+
+    /// Whether forward-backward's rounds under the hold rule have run from
+    /// the best schedule: it came from them (it has its list), or they
+    /// found nothing shorter (`kick_base`).
+    fn justified(&self) -> bool {
+        self.kick_list().is_some()
+    }
+
+    /// The kicks' base: the best schedule's own list, else `kick_base`.
+    fn kick_list(&self) -> Option<&Vec<u32>> {
+        (self.best.as_ref().and_then(|b| b.list.as_ref())).or(self.kick_base.as_ref())
     }
 
     /// The insertion scheme and the best schedule's starts, where passes
@@ -1211,7 +1226,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
     /// shorter or not, until `rounds` rounds in a row find nothing shorter,
     /// a pass fails, `target` or `deadline`. Each schedule kept passes the
     /// validator (`consider_checked_as`). Where the rounds ran from the best
-    /// schedule (`best_list` unset) and found nothing shorter, the list of
+    /// schedule (not `justified` yet) and found nothing shorter, the list of
     /// their shortest pass becomes the kicks' base: without it a warm
     /// start that forward-backward does not shorten would get no kicks.
     fn justify_from(
@@ -1261,8 +1276,8 @@ impl<'g, 'a> Searcher<'g, 'a> {
             cur = st;
             last = t.elapsed();
         }
-        if self.best_list.is_none() {
-            self.best_list = closest.map(|c| c.1);
+        if !self.justified() {
+            self.kick_base = closest.map(|c| c.1);
         }
         log::trace!(
             "justification: {round} rounds, {start_ms} -> {best_ms} in {:.2} s",

@@ -24,6 +24,10 @@ use super::{Found, Searcher, tiling};
 /// Evaluations in a window of the insertion passes' test (`improve`).
 const INSERTION_WINDOW: usize = 20;
 
+/// Forward-backward rounds under the hold rule without a shorter schedule
+/// after which an evaluation stops (`evaluate`).
+const JUSTIFY_ROUNDS: usize = 2;
+
 /// What the search found and what to tell the user.
 pub struct Outcome {
     pub best: (Vec<u32>, Found),
@@ -38,20 +42,35 @@ fn fingerprint(choice: &[u32]) -> u64 {
     h.finish()
 }
 
+/// What an evaluation found: the schedule, the quick evaluation's makespan
+/// (before forward-backward under the hold rule), the insertion passes'.
+struct Evaluation {
+    found: Option<Found>,
+    quick: Option<u64>,
+    by_insertion: Option<u64>,
+}
+
 /// Evaluates one tiling choice quickly: the first rule and forward-backward,
 /// and with `insertion` the insertion search's first lists (where memory can
-/// bind), whose makespan comes second.
+/// bind), whose makespan comes second. With `justify_near`, where that comes
+/// within 5 % of it, forward-backward under the hold rule too
+/// (`Searcher::justify` with `JUSTIFY_ROUNDS`).
 fn evaluate(
     inst: &Instance,
     choice: Vec<u32>,
     target: u64,
+    justify_near: Option<u64>,
     insertion: bool,
     stats: &mut FreeStats,
     deadline: &Deadline,
-) -> (Option<Found>, Option<u64>) {
+) -> Evaluation {
     let t0 = std::time::Instant::now();
     let Ok(g) = NodeGraph::new(inst, choice) else {
-        return (None, None);
+        return Evaluation {
+            found: None,
+            quick: None,
+            by_insertion: None,
+        };
     };
     let mut s = Searcher::with_stats(&g, *stats);
     let t1 = t0.elapsed().as_secs_f64();
@@ -61,6 +80,12 @@ fn evaluate(
     } else {
         None
     };
+    let quick = s.best.as_ref().map(|b| b.makespan);
+    if let (Some(q), Some(near)) = (quick, justify_near)
+        && near_best(q, near)
+    {
+        s.justify(JUSTIFY_ROUNDS, target, deadline);
+    }
     *stats = s.free_stats();
     log::debug!(
         "tiling move evaluated in {:.2} s ({t1:.2} s setup, {} passes): {:?}",
@@ -68,7 +93,11 @@ fn evaluate(
         s.passes,
         s.best.as_ref().map(|b| b.makespan)
     );
-    (s.best, by_insertion)
+    Evaluation {
+        found: s.best,
+        quick,
+        by_insertion,
+    }
 }
 
 /// A candidate choice `width` random tiling changes away from `choice`; a
@@ -156,6 +185,32 @@ pub fn improve(
 ) -> Outcome {
     let inst = tl.inst;
     let (mut choice, mut best) = start;
+    // Where the start schedule is shorter than a quick evaluation of its
+    // own choice reaches (a warm start, such as a schedule of
+    // forward-backward under the hold rule, 10-20 % below what the passes
+    // reach where memory binds), hardly a move would be kept: moves whose
+    // quick evaluation comes within 5 % of that one's are judged after
+    // forward-backward under the hold rule too, as the search on the final
+    // choice will start from them.
+    let mut quick_best = best.makespan;
+    let mut justified_from = None;
+    if best.makespan > lb && deadline.remaining().as_secs_f64() > 2.0 * pass_seconds * 4.0 {
+        let own = evaluate(
+            inst,
+            choice.clone(),
+            lb,
+            None,
+            insertion,
+            &mut stats,
+            deadline,
+        );
+        if let Some(q) = own.quick
+            && q > best.makespan
+        {
+            quick_best = q;
+            justified_from = Some(best.makespan);
+        }
+    }
     let mut moves = 0usize;
     let mut improved = 0usize;
     let mut stalled = 0usize;
@@ -208,15 +263,26 @@ pub fn improve(
                 best.makespan
             )
         });
-        let (found, by_insertion) =
-            evaluate(inst, cand.clone(), lb, insertion, &mut stats, deadline);
+        let Evaluation {
+            found,
+            quick,
+            by_insertion,
+        } = evaluate(
+            inst,
+            cand.clone(),
+            lb,
+            justified_from.map(|_| quick_best),
+            insertion,
+            &mut stats,
+            deadline,
+        );
         if insertion {
             // Insertion passes stop judging the moves once a window of
             // them never came within 5 % of the best schedule: there they
             // only slow the evaluations (small graphs, where the parallel
             // scheme's first moves soon pass them).
             insertion_evals += 1;
-            if by_insertion.is_some_and(|m| near_best(m, best.makespan)) {
+            if by_insertion.is_some_and(|m| near_best(m, quick_best)) {
                 insertion_close = true;
             }
             if insertion_evals == INSERTION_WINDOW {
@@ -245,6 +311,7 @@ pub fn improve(
                 width = 1;
             }
             choice = cand;
+            quick_best = quick.unwrap_or(f.makespan);
             best = f;
             best.how = format!("tiling move {moves}, {}", best.how);
             let ms = u128::from(best.makespan);
@@ -255,9 +322,55 @@ pub fn improve(
         "tiling search: {moves} moves over {} flexible ops, {improved} improvements",
         flexible.len()
     ))];
+    if let Some(from) = justified_from {
+        notes.push(Note::info(format!(
+            "tiling search: from a schedule ({from}) shorter than its choice's quick \
+             evaluation ({quick_best} at the end), moves judged after forward-backward \
+             under the hold rule"
+        )));
+    }
     notes.extend(never_scheduled(inst, &outcome));
     Outcome {
         best: (choice, best),
         notes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::{generate, memory_tight};
+
+    /// With `justify_near`, a choice whose quick evaluation comes within
+    /// 5 % of it is judged after forward-backward under the hold rule: on a
+    /// memory-tight instance the schedule found is shorter than the quick
+    /// evaluation's and legal; without it, the quick evaluation's schedule
+    /// is what is found.
+    #[test]
+    fn a_near_choice_is_judged_after_forward_backward_under_the_hold_rule() {
+        let inst = generate(&memory_tight(3, 12, (4, 8)))
+            .expect("an instance")
+            .instance;
+        let choice = tiling::initial_choice(&tiling::Tilings::without(&inst, None));
+        let deadline = Deadline::after(std::time::Duration::from_secs(60));
+        let eval = |near| {
+            let mut stats = FreeStats::default();
+            evaluate(&inst, choice.clone(), 0, near, true, &mut stats, &deadline)
+        };
+        let plain = eval(None);
+        let quick = plain.quick.expect("a schedule");
+        assert_eq!(plain.found.as_ref().map(|f| f.makespan), Some(quick));
+        let judged = eval(Some(quick));
+        assert_eq!(judged.quick, Some(quick), "the same quick evaluation");
+        let found = judged.found.expect("a schedule");
+        assert!(found.makespan < quick, "{} against {quick}", found.makespan);
+        let g = NodeGraph::new(&inst, choice.clone()).expect("a graph");
+        assert!(crate::schedule::check(&g, &found.schedule, 10).is_empty());
+        let far = eval(Some(quick * 100 / 106));
+        assert_eq!(
+            far.found.map(|f| f.makespan),
+            Some(quick),
+            "not near: not judged"
+        );
     }
 }
