@@ -1203,13 +1203,15 @@ impl<'g, 'a> Searcher<'g, 'a> {
         (self.best.as_ref().and_then(|b| b.list.as_ref())).or(self.kick_base.as_ref())
     }
 
-    /// The insertion scheme and the best schedule's starts, where passes
-    /// fit the graph.
+    /// The insertion scheme and the best schedule's starts, where memory
+    /// can bind (forward-backward under the hold rule is for holds that
+    /// wait on memory; the tiling search's evaluations call it wherever the
+    /// start schedule is out of their reach) and passes fit the graph.
     fn justify_setup(
         &self,
         target: u64,
     ) -> Option<(super::insertion::Insertion<'g, 'a>, Vec<u64>)> {
-        if self.g.n_nodes() > POLICY.insertion_max_nodes {
+        if self.md.memory_is_loose() || self.g.n_nodes() > POLICY.insertion_max_nodes {
             return None;
         }
         let b = self.best.as_ref()?;
