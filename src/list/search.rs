@@ -324,6 +324,12 @@ impl<'g, 'a> Searcher<'g, 'a> {
         self.free_stats
     }
 
+    /// Whether memory can block a start on this graph (where it cannot,
+    /// forward-backward under the hold rule does nothing: `justify_setup`).
+    pub fn memory_binds(&self) -> bool {
+        !self.md.memory_is_loose()
+    }
+
     fn rule_keys(&mut self, rule: Rule) -> Vec<u64> {
         let g = self.g;
         let paths = self.paths.get_or_insert_with(|| Paths::new(g));

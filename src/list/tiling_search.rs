@@ -43,11 +43,14 @@ fn fingerprint(choice: &[u32]) -> u64 {
 }
 
 /// What an evaluation found: the schedule, the quick evaluation's makespan
-/// (before forward-backward under the hold rule), the insertion passes'.
+/// (before forward-backward under the hold rule), the insertion passes',
+/// and whether memory can bind on the choice (else forward-backward under
+/// the hold rule does nothing).
 struct Evaluation {
     found: Option<Found>,
     quick: Option<u64>,
     by_insertion: Option<u64>,
+    memory_binds: bool,
 }
 
 /// Evaluates one tiling choice quickly: the first rule and forward-backward,
@@ -70,6 +73,7 @@ fn evaluate(
             found: None,
             quick: None,
             by_insertion: None,
+            memory_binds: false,
         };
     };
     let mut s = Searcher::with_stats(&g, *stats);
@@ -94,6 +98,7 @@ fn evaluate(
         s.best.as_ref().map(|b| b.makespan)
     );
     Evaluation {
+        memory_binds: s.memory_binds(),
         found: s.best,
         quick,
         by_insertion,
@@ -185,10 +190,10 @@ pub fn improve(
 ) -> Outcome {
     let inst = tl.inst;
     let (mut choice, mut best) = start;
-    // Where the start schedule is shorter than a quick evaluation of its
-    // own choice reaches (a warm start, such as a schedule of
-    // forward-backward under the hold rule, 10-20 % below what the passes
-    // reach where memory binds), hardly a move would be kept: moves whose
+    // Where memory binds and the start schedule is shorter than a quick
+    // evaluation of its own choice reaches (a warm start, such as a
+    // schedule of forward-backward under the hold rule, 10-20 % below what
+    // the passes reach), hardly a move would be kept: moves whose
     // quick evaluation comes within 5 % of that one's are judged after
     // forward-backward under the hold rule too, as the search on the final
     // choice will start from them.
@@ -206,6 +211,7 @@ pub fn improve(
         );
         if let Some(q) = own.quick
             && q > best.makespan
+            && own.memory_binds
         {
             quick_best = q;
             justified_from = Some(best.makespan);
@@ -267,6 +273,7 @@ pub fn improve(
             found,
             quick,
             by_insertion,
+            ..
         } = evaluate(
             inst,
             cand.clone(),
