@@ -268,6 +268,69 @@ fn passes_guarded_by_a_legal_schedules_order_never_deadlock() {
     );
 }
 
+/// An insertion pass of a legal schedule's start order, with the nodes that
+/// start together tried as one group (`Insertion::pass_of_starts`), places
+/// every node no later than the schedule does (models/list.md, "Insertion
+/// passes": ties): from the generator's witnesses of tight instances and
+/// from forward-backward's right-justified schedules of them (where equal
+/// starts pile up), it completes every time, legal and no longer; the
+/// plain pass of the same lists, whose ties wait for each other, fails on
+/// some.
+#[test]
+fn a_schedules_start_order_completes_with_its_ties_placed_together() {
+    use tmin::list::insertion::Insertion;
+    use tmin::list::justify::right_shift;
+    use tmin::list::priority::keys_from_starts_then;
+    let makespan = |g: &NodeGraph, st: &[u64]| {
+        (0..g.n_nodes())
+            .map(|v| st[v] + g.dur(v as u32))
+            .max()
+            .unwrap_or(0)
+    };
+    let (mut lists, mut plain_failed) = (0, 0);
+    for seed in 1..=12 {
+        let made = generate(&GenConfig {
+            ops: 30,
+            graphs: 2,
+            ..tight(seed)
+        })
+        .unwrap();
+        let inst = parse(&made.text);
+        let g = NodeGraph::new(&inst, made.witness.choice.clone()).unwrap();
+        let ins = Insertion::new(&g, 1).expect("passes fit");
+        let mut cur = made.witness.start.clone();
+        for round in 0..6 {
+            // Round 0: the witness itself; then its right justification.
+            let s = if round == 0 {
+                cur.clone()
+            } else {
+                right_shift(&g, &cur, &forever()).expect("a right-justified schedule")
+            };
+            let ms = makespan(&g, &s);
+            let keys = keys_from_starts_then(&s, |v| cur[v]);
+            let list = activity_list(&g, &keys);
+            let horizon = ms + ms / 16;
+            lists += 1;
+            if ins.pass(&list, horizon, &forever()).is_none() {
+                plain_failed += 1;
+            }
+            let st = ins
+                .pass_of_starts(&list, horizon, &forever())
+                .unwrap_or_else(|| panic!("seed {seed} round {round}: no schedule"));
+            assert!(
+                makespan(&g, &st) <= ms,
+                "seed {seed} round {round}: {} past {ms}",
+                makespan(&g, &st)
+            );
+            let v = check(&g, &ins.schedule(st.clone()), 5);
+            assert!(v.is_empty(), "seed {seed} round {round}: {:?}", v.kept);
+            cur = st;
+        }
+    }
+    eprintln!("{plain_failed} of {lists} plain passes failed");
+    assert!(plain_failed > 0, "no list needed its ties placed together");
+}
+
 #[test]
 fn solve_cli_writes_a_checked_schedule_and_json() {
     let bin = env!("CARGO_BIN_EXE_tmin");

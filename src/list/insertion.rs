@@ -51,6 +51,19 @@
 //! of those types wait behind it. A pass fails when too many nodes wait, one
 //! still waits at the end, or a node fits nowhere below the horizon.
 //!
+//! A legal schedule's start order, whose equal starts (ties) are consecutive,
+//! has its own pass (`pass_of_starts`): a node that cannot start at its
+//! ready time alone is placed, alone or with the next nodes of the list, at
+//! whichever instant is earliest. Its tie, placed together at the
+//! schedule's start, always fits there (by induction every node so far
+//! starts no later than in the schedule, so every hold and run the profiles
+//! count from that instant on is one the schedule has at it), so the pass
+//! completes and no node starts later than in the schedule, where ties
+//! hold at most `LOOKAHEAD` + 1 nodes and no edge (models/list.md,
+//! "Insertion passes"). The waiting above instead deadlocks there: a node
+//! whose room a later node of its tie frees waits, its reservation holds
+//! back that later node, and every node after waits behind both.
+//!
 //! Cost: O((n + w) log H + e) per pass for n nodes, e edges (op edges
 //! counted once per op), horizon H and w retries of waiting nodes, with one
 //! segment tree of H leaves per core and memory type; passes run only where
@@ -199,6 +212,25 @@ impl<'g, 'a> Insertion<'g, 'a> {
     /// each placement. `None` when nodes still wait at the end, too many
     /// wait, or the horizon is too large (`fits`).
     pub fn pass(&self, list: &[u32], horizon: u64, deadline: &Deadline) -> Option<Starts> {
+        self.run(list, horizon, deadline, false)
+    }
+
+    /// `pass` of a legal schedule's start order (equal starts consecutive):
+    /// each node alone or with the next nodes of the list (its tie), at
+    /// whichever instant is earliest (`place_tied`); it completes with no
+    /// node later than in the schedule where each tie has at most
+    /// `LOOKAHEAD` + 1 nodes and no edge (module doc). Any list is legal
+    /// input: the passes it completes are legal schedules.
+    pub fn pass_of_starts(
+        &self,
+        list: &[u32],
+        horizon: u64,
+        deadline: &Deadline,
+    ) -> Option<Starts> {
+        self.run(list, horizon, deadline, true)
+    }
+
+    fn run(&self, list: &[u32], horizon: u64, deadline: &Deadline, ties: bool) -> Option<Starts> {
         let g = self.g;
         if !self.fits(horizon) || list.len() != g.n_nodes() {
             return None;
@@ -213,7 +245,12 @@ impl<'g, 'a> Insertion<'g, 'a> {
             if st.start[v as usize] != UNPLACED {
                 continue; // placed with a joint group
             }
-            if !st.place(self, v) && !st.place_jointly(self, v) {
+            let placed = if ties {
+                st.place_tied(self, v, &list[i + 1..])
+            } else {
+                st.place(self, v) || st.place_jointly(self, v)
+            };
+            if !placed {
                 if waiting.len() == MAX_WAITING {
                     return None;
                 }
@@ -330,6 +367,10 @@ enum Undo {
     Sink(usize, u64),
 }
 
+/// Nodes after a node that a pass of a schedule's start order tries to
+/// place with it (its tie); a larger tie may make the pass fail or start a
+/// node later than the schedule (legal still).
+const LOOKAHEAD: usize = 16;
 /// Largest group a joint placement forms.
 const MAX_GROUP: usize = 32;
 
@@ -615,6 +656,13 @@ impl PassState {
     /// where, with all of them placed, every profile stays within its size;
     /// false (nothing changed) when a member is not ready or none fits.
     fn place_jointly(&mut self, ins: &Insertion, v: u32) -> bool {
+        let group = self.joint_group(ins, v);
+        group.len() >= 2 && self.place_group(ins, &group)
+    }
+
+    /// `v` and the other unplaced same-type successors of the holders it
+    /// would release (sorted, without repeats).
+    fn joint_group(&self, ins: &Insertion, v: u32) -> Vec<u32> {
         let g = ins.g;
         let nt = ins.n_types;
         let vi = v as usize;
@@ -646,26 +694,93 @@ impl PassState {
         }
         group.sort_unstable();
         group.dedup();
-        if group.len() < 2 || group.len() > MAX_GROUP {
+        group
+    }
+
+    /// `v` placed in a schedule's start order: alone or with the next `k`
+    /// unplaced nodes of the list for `k` from 1 to `LOOKAHEAD`, whichever
+    /// fits earliest (alone, then the smaller group, among equal instants);
+    /// the groups are tried only where `v` alone cannot start at its ready
+    /// time. False (nothing changed) where none fits. In a schedule's start
+    /// order the nodes after `v` that start with it are its tie: placed
+    /// together at its start they fit (models/list.md, "Insertion passes"),
+    /// where alone it may fit only later, or nowhere. (`place_jointly`'s
+    /// group is not tried: it may take nodes that start later in the
+    /// schedule, whose holds would then be in the way of the nodes between.)
+    fn place_tied(&mut self, ins: &Insertion, v: u32, rest: &[u32]) -> bool {
+        let Some(ready) = self.ready(ins, v) else {
             return false;
+        };
+        let alone = self.earliest(ins, v);
+        if alone == Some(ready) {
+            self.commit(ins, v, ready);
+            return true;
+        }
+        let mut best: Option<(u64, usize)> = alone.map(|t| (t, 1));
+        let mut group = vec![v];
+        for &w in rest {
+            if group.len() > LOOKAHEAD {
+                break;
+            }
+            if self.start[w as usize] != UNPLACED {
+                continue;
+            }
+            if self.ready(ins, w).is_none() {
+                break;
+            }
+            group.push(w);
+            let before = best.map_or(u64::MAX, |b| b.0);
+            if let Some(t) = self.group_instant(ins, &group, before, false) {
+                best = Some((t, group.len()));
+            }
+        }
+        let Some((t, k)) = best else {
+            return false;
+        };
+        for &w in &group[..k] {
+            self.commit(ins, w, t);
+        }
+        true
+    }
+
+    /// Places every node of `group` at one instant (`group_instant`); false
+    /// (nothing changed) where none fits.
+    fn place_group(&mut self, ins: &Insertion, group: &[u32]) -> bool {
+        self.group_instant(ins, group, u64::MAX, true).is_some()
+    }
+
+    /// The earliest instant, from the ready times of `group` on, at which
+    /// every profile stays within its size with all of them placed there;
+    /// `None` when a member is not ready, the group is larger than
+    /// `MAX_GROUP`, or no instant below the horizon and `before` fits. Tried
+    /// by placing and undoing; with `keep`, the group stays placed at the
+    /// instant found.
+    fn group_instant(
+        &mut self,
+        ins: &Insertion,
+        group: &[u32],
+        before: u64,
+        keep: bool,
+    ) -> Option<u64> {
+        let nt = ins.n_types;
+        if group.len() > MAX_GROUP {
+            return None;
         }
         let mut t = 0u64;
-        for &w in &group {
-            match self.ready(ins, w) {
-                Some(r) => t = t.max(r),
-                None => return false,
-            }
+        for &w in group {
+            t = t.max(self.ready(ins, w)?);
         }
         self.log = Some(Vec::new());
         let h = self.h;
-        let placed = loop {
-            if group
-                .iter()
-                .any(|&w| t.saturating_add(ins.dur(w)) > self.horizon)
+        let found = loop {
+            if t >= before
+                || group
+                    .iter()
+                    .any(|&w| t.saturating_add(ins.dur(w)) > self.horizon)
             {
-                break false;
+                break None;
             }
-            for &w in &group {
+            for &w in group {
                 self.commit(ins, w, t);
             }
             // The last instant some profile is over its size, from t on.
@@ -677,15 +792,15 @@ impl PassState {
             for (c, &count) in ins.cores.iter().enumerate() {
                 over = over.max(self.core[c].last_above(tu, h, count));
             }
+            if over.is_some() || !keep {
+                self.undo(0);
+            }
             match over {
-                None => break true,
-                Some(x) => {
-                    self.undo(0);
-                    t = x as u64 + 1;
-                }
+                None => break Some(t),
+                Some(x) => t = x as u64 + 1,
             }
         };
         self.log = None;
-        placed
+        found
     }
 }

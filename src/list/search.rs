@@ -1128,12 +1128,10 @@ impl<'g, 'a> Searcher<'g, 'a> {
     /// nodes of `kick_list` (the list whose pass gave the best schedule, or
     /// that of the rounds' shortest pass) moved by up to
     /// `NODE_MOVE` places (`node_move`: no edge crossed), an insertion pass
-    /// of it, and forward-backward from there (iterated local search). The
-    /// list keeps the best schedule's order, equal starts included, so that
-    /// a kick changes only what it moves: the best schedule's start order
-    /// alone, with equal starts by node, often fails the pass at a joint
-    /// start (models/list.md, "Insertion passes"). Returns the number of
-    /// kicks.
+    /// of it with ties together (`Insertion::pass_of_starts`), and
+    /// forward-backward from there (iterated local search). The list keeps
+    /// the order of that pass, equal starts included, so that a kick
+    /// changes only what it moves. Returns the number of kicks.
     pub fn justify_kicked(
         &mut self,
         rng: &mut Rng,
@@ -1163,7 +1161,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
                 let _ = node_move(g, &mut list, &mut pos, rng);
             }
             kicks += 1;
-            let Some(st) = ins.pass(&list, room(&ins, ms), deadline) else {
+            let Some(st) = ins.pass_of_starts(&list, room(&ins, ms), deadline) else {
                 failed += 1;
                 continue;
             };
@@ -1227,10 +1225,11 @@ impl<'g, 'a> Searcher<'g, 'a> {
 
     /// Forward-backward improvement under the hold rule from the legal
     /// schedule `start`: right-justified (`justify::right_shift`: holds
-    /// shortened from the left), then an insertion pass of its start order,
-    /// which places each node as early as it fits into the memory the
-    /// shorter holds left free (the order of a legal schedule leaves room
-    /// for every node, `insertion.rs`); again from that pass's schedule,
+    /// shortened from the left), then an insertion pass of its start order
+    /// with ties together (`Insertion::pass_of_starts`), which places each
+    /// node as early as it fits into the memory the shorter holds left free
+    /// and no later than the shifted schedule (`insertion.rs`); again from
+    /// that pass's schedule,
     /// shorter or not, until `rounds` rounds in a row find nothing shorter,
     /// a pass fails, `target` or `deadline`. Each schedule kept passes the
     /// validator (`consider_checked_as`). Where the rounds ran from the best
@@ -1265,7 +1264,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
             let keys = priority::keys_from_starts_then(&shifted, |v| cur[v]);
             let list = sgs::activity_list(g, &keys);
             round += 1;
-            let Some(st) = ins.pass(&list, room(ins, ends(g, &cur)), deadline) else {
+            let Some(st) = ins.pass_of_starts(&list, room(ins, ends(g, &cur)), deadline) else {
                 break;
             };
             let ms = ends(g, &st);
@@ -1314,7 +1313,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
         let g = self.g;
         let Some(best) = &self.best else { return };
         let mut list = sgs::activity_list(g, &priority::keys_from_starts(&best.schedule.start));
-        let Some(st) = ins.pass(&list, horizon, deadline) else {
+        let Some(st) = ins.pass_of_starts(&list, horizon, deadline) else {
             log::debug!("node descent: the best schedule's start order does not complete");
             return;
         };
