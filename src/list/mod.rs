@@ -279,6 +279,8 @@ pub fn solve_with_bounds(
     run.tiling_search(&flexible, patience);
     run.offer_best();
     log::debug!("tiling search done at {:.2} s", run.deadline.elapsed());
+    run.warm_moves(&flexible, patience);
+    run.offer_best();
     run.sampling(patience);
     log::debug!(
         "search done, peak RSS {:.0} MiB",
@@ -560,6 +562,38 @@ impl Run<'_> {
             &self.deadline.share(POLICY.tiling_search_share),
             &mut self.rng,
             &self.progress,
+        );
+        let (choice, best) = out.best;
+        self.choice = choice;
+        self.best = Some(best);
+        self.notes.extend(out.notes);
+    }
+
+    /// Tiling moves judged from the best schedule (`tiling_search::warm_moves`)
+    /// on `Policy::warm_moves_share` of the time left, where the engine has
+    /// the time to itself (`patience` unbounded: not the exact engines'
+    /// incumbent step, which keeps its seconds for proofs), on graphs up to
+    /// `Policy::costly_free_nodes` nodes (a move builds two node graphs
+    /// before it looks at the clock).
+    fn warm_moves(&mut self, flexible: &[u32], patience: usize) {
+        if patience != usize::MAX
+            || flexible.is_empty()
+            || self.best.as_ref().is_none_or(|b| {
+                b.makespan <= self.lb || b.schedule.start.len() > POLICY.costly_free_nodes
+            })
+            || !self.time_for_a_pass()
+        {
+            return;
+        }
+        let Some(best) = self.best.take() else { return };
+        let out = tiling_search::warm_moves(
+            &self.tl,
+            flexible,
+            (std::mem::take(&mut self.choice), best),
+            self.lb,
+            self.free_stats,
+            &self.deadline.share(POLICY.warm_moves_share),
+            &mut self.rng,
         );
         let (choice, best) = out.best;
         self.choice = choice;

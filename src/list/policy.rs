@@ -81,9 +81,15 @@ pub struct Policy {
     pub justify_rounds: usize,
     /// Where forward-backward's kicks follow the op-level insertion search
     /// in sampling (`Searcher::justify_kicked`), the op-level search's
-    /// share of the time left: the kicks gain more (results/medium-tight-ab.md;
+    /// share of the time left: the kicks gain more (results/archive/medium-tight-ab-justify.md;
     /// the split itself is not tuned).
     pub op_level_share: f64,
+    /// Where memory binds and the engine has the time to itself, the share
+    /// of the time after the tiling search that goes to tiling moves judged
+    /// from the best schedule (`tiling_search::warm_moves`) before sampling
+    /// and forward-backward's kicks on the final choice, which gain less
+    /// (results/medium-tight-ab.md; the split is not tuned).
+    pub warm_moves_share: f64,
     /// Insertion passes only up to this many nodes: a pass holds about 60
     /// bytes a node beside the graph (starts, slots, pending counts, the
     /// list), and at 3 x 10^6 nodes the whole command with a pass already
@@ -114,6 +120,7 @@ pub const POLICY: Policy = Policy {
     node_descent_max_nodes: 5_000,
     justify_rounds: 8,
     op_level_share: 0.3,
+    warm_moves_share: 0.7,
     insertion_max_nodes: 3_000_000,
 };
 

@@ -1178,6 +1178,40 @@ impl<'g, 'a> Searcher<'g, 'a> {
         kicks
     }
 
+    /// A schedule for this graph from `list` (a nearly legal start order,
+    /// as one built from a schedule of a neighbouring tiling choice): its
+    /// insertion pass with ties together (`Insertion::pass_of_starts`, else
+    /// the plain pass) kept as the best when legal, then forward-backward
+    /// under the hold rule from it (`justify_from`, `rounds` rounds without
+    /// a shorter schedule). The best makespan after it; `None` where memory
+    /// cannot bind, passes do not fit the graph, or no pass completes
+    /// within twice `near` (the neighbour's makespan; less where the
+    /// profiles would not fit `MAX_CELLS`).
+    pub fn warm_pass(
+        &mut self,
+        list: &[u32],
+        near: u64,
+        rounds: usize,
+        target: u64,
+        deadline: &Deadline,
+    ) -> Option<u64> {
+        if self.md.memory_is_loose() || self.g.n_nodes() > POLICY.insertion_max_nodes {
+            return None;
+        }
+        let ins = super::insertion::Insertion::new(self.g, target.max(1))?;
+        let horizon = [near.saturating_mul(2), room(&ins, near)]
+            .into_iter()
+            .find(|&h| ins.fits(h))?;
+        let st = ins
+            .pass_of_starts(list, horizon, deadline)
+            .or_else(|| ins.pass(list, horizon, deadline))?;
+        self.keep_justified(&ins, st.clone(), list.to_vec(), || {
+            "warm tiling move".to_string()
+        });
+        self.justify_from(&ins, st, rounds, target, deadline);
+        self.best.as_ref().map(|b| b.makespan)
+    }
+
     /// An insertion pass's schedule (`start`, from `list`) kept when it is
     /// the best so far and legal (`consider_checked_as`), with its list.
     fn keep_justified(
@@ -1378,7 +1412,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
             // Kicks only where sampling has no patience of its own to keep;
             // there the op-level search gets `Policy::op_level_share` of the
             // time and forward-backward's kicks, which gain more, the rest
-            // (results/medium-tight-ab.md).
+            // (results/archive/medium-tight-ab-justify.md).
             let kicks = patience == usize::MAX;
             self.justify(POLICY.justify_rounds, target, deadline);
             let op_level = if kicks {

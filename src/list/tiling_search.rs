@@ -343,6 +343,119 @@ pub fn improve(
     }
 }
 
+/// Forward-backward rounds without a shorter schedule after which a warm
+/// move's evaluation stops (`warm_moves`).
+const WARM_ROUNDS: usize = 4;
+
+/// Tiling moves judged from the best schedule (`warm_moves`), where memory
+/// can bind: one op to another of its tilings, the new graph's nodes
+/// listed in the best schedule's start order (the moved op's nodes where
+/// its old nodes began, in a topological order of their own), an insertion
+/// pass of that list and forward-backward under the hold rule from it
+/// (`Searcher::warm_pass`); kept when shorter. A quick evaluation builds
+/// each choice's schedule from nothing and lands 20-40 % above where
+/// forward-backward takes it (results/medium-tight-ab.md), so it cannot
+/// judge moves near a schedule forward-backward made; this one starts next
+/// to that schedule. Until `deadline` or `lb`; the best choice and schedule
+/// (each kept schedule passed the validator) and a note.
+pub fn warm_moves(
+    tl: &tiling::Tilings,
+    flexible: &[u32],
+    start: (Vec<u32>, Found),
+    lb: u64,
+    mut stats: FreeStats,
+    deadline: &Deadline,
+    rng: &mut Rng,
+) -> Outcome {
+    let inst = tl.inst;
+    let (mut choice, mut best) = start;
+    let (mut moves, mut kept) = (0usize, 0usize);
+    // Where memory cannot bind, forward-backward under the hold rule does
+    // nothing and a move has nothing to be judged by.
+    let mut binds = false;
+    if let Ok(g) = NodeGraph::new(inst, choice.clone()) {
+        // The moves are judged against the start after forward-backward
+        // too, else the first would be kept for the rounds alone.
+        let mut s = Searcher::with_stats(&g, stats);
+        binds = s.memory_binds();
+        s.best = Some(best.clone());
+        s.justify(super::policy::POLICY.justify_rounds, lb, deadline);
+        stats = s.free_stats();
+        if let Some(f) = s.best
+            && f.makespan < best.makespan
+        {
+            best = f;
+        }
+    }
+    let first = best.makespan;
+    while binds && !flexible.is_empty() && !deadline.expired() && best.makespan > lb {
+        let op = flexible[rng.below_mod(flexible.len())];
+        let t = tiling::other_tiling(tl, op, choice[op as usize], rng);
+        if t == choice[op as usize] {
+            continue;
+        }
+        let (Ok(g1), Ok(g2)) = (NodeGraph::new(inst, choice.clone()), {
+            let mut next = choice.clone();
+            next[op as usize] = t;
+            NodeGraph::new(inst, next)
+        }) else {
+            continue;
+        };
+        moves += 1;
+        let list = spliced_list(&g1, &g2, &best.schedule.start, op);
+        let mut s = Searcher::with_stats(&g2, stats);
+        let ms = s.warm_pass(&list, best.makespan, WARM_ROUNDS, lb, deadline);
+        stats = s.free_stats();
+        if let (Some(ms), Some(f)) = (ms, s.best)
+            && ms < best.makespan
+        {
+            kept += 1;
+            choice[op as usize] = t;
+            best = f;
+        }
+    }
+    let notes = if moves > 0 {
+        vec![Note::info(format!(
+            "warm tiling moves: {moves} moves judged from the best schedule, {kept} kept, {first} -> {}",
+            best.makespan
+        ))]
+    } else {
+        Vec::new()
+    };
+    Outcome {
+        best: (choice, best),
+        notes,
+    }
+}
+
+/// The nodes of `g2` (the choice of `g1` with `op` moved to another tiling)
+/// in the order of `start` (a schedule of `g1`): every other op's nodes at
+/// their starts there, `op`'s new nodes from where its old ones began, one
+/// after another in a topological order.
+fn spliced_list(g1: &NodeGraph, g2: &NodeGraph, start: &[u64], op: u32) -> Vec<u32> {
+    let mut key = vec![0u64; g2.n_nodes()];
+    for o in 0..g2.n_ops() as u32 {
+        if o != op {
+            for (v1, v2) in g1.op_nodes(o).zip(g2.op_nodes(o)) {
+                key[v2 as usize] = start[v1 as usize];
+            }
+        }
+    }
+    let from = g1
+        .op_nodes(op)
+        .map(|v| start[v as usize])
+        .min()
+        .unwrap_or(0);
+    let moved = g2
+        .topo_order()
+        .into_iter()
+        .filter(|&v| g2.node_op[v as usize] == op);
+    for (k, v) in moved.enumerate() {
+        key[v as usize] = from + k as u64;
+    }
+    super::sgs::activity_list(g2, &super::priority::keys_from_starts(&key))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -379,5 +492,55 @@ mod tests {
             Some(quick),
             "not near: not judged"
         );
+    }
+
+    /// Tiling moves judged from the best schedule end legal, no longer
+    /// than where forward-backward alone takes the start, and on memory-
+    /// tight instances below it, on another choice: what they keep is the
+    /// tiling's doing, not the rounds'.
+    #[test]
+    fn warm_tiling_moves_go_below_forward_backward_alone() {
+        let mut below = 0;
+        for seed in [3, 6] {
+            let inst = generate(&memory_tight(seed, 16, (4, 8)))
+                .expect("an instance")
+                .instance;
+            let tl = tiling::Tilings::without(&inst, None);
+            let choice = tiling::initial_choice(&tl);
+            let long = Deadline::after(std::time::Duration::from_secs(60));
+            let mut stats = FreeStats::default();
+            let Some(start) =
+                evaluate(&inst, choice.clone(), 0, None, true, &mut stats, &long).found
+            else {
+                continue; // its quick evaluation traps memory
+            };
+            let g = NodeGraph::new(&inst, choice.clone()).expect("a graph");
+            let mut s = Searcher::new(&g);
+            s.best = Some(start.clone());
+            s.justify(8, 0, &long);
+            let alone = s.best.as_ref().expect("a schedule").makespan;
+            let out = warm_moves(
+                &tl,
+                &tiling::flexible_ops(&tl),
+                (choice.clone(), start),
+                0,
+                stats,
+                &Deadline::after(std::time::Duration::from_secs(1)),
+                &mut Rng::new(seed),
+            );
+            let (c, f) = out.best;
+            let g2 = NodeGraph::new(&inst, c.clone()).expect("a graph");
+            assert!(crate::schedule::check(&g2, &f.schedule, 10).is_empty());
+            assert_eq!(f.schedule.choice, c);
+            assert!(
+                f.makespan <= alone,
+                "seed {seed}: {} above {alone}",
+                f.makespan
+            );
+            if f.makespan < alone && c != choice {
+                below += 1;
+            }
+        }
+        assert!(below > 0, "no move went below forward-backward alone");
     }
 }
