@@ -55,8 +55,8 @@ pub struct Found {
     pub how: String,
     /// The insertion list whose pass gave this schedule, where
     /// forward-backward under the hold rule kept it: the kicks' base
-    /// (`Searcher::justify_kicked`; a schedule's start order alone often
-    /// fails the pass at a joint start).
+    /// (`Searcher::justify_kicked`: a kick moves a few nodes of it, so that
+    /// the rest keeps the order, ties included, that gave the schedule).
     pub list: Option<Vec<u32>>,
 }
 
