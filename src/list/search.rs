@@ -1195,10 +1195,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
         target: u64,
         deadline: &Deadline,
     ) -> Option<u64> {
-        if self.md.memory_is_loose() || self.g.n_nodes() > POLICY.insertion_max_nodes {
-            return None;
-        }
-        let ins = super::insertion::Insertion::new(self.g, target.max(1))?;
+        let ins = self.hold_insertion(target)?;
         let horizon = [near.saturating_mul(2), room(&ins, near)]
             .into_iter()
             .find(|&h| ins.fits(h))?;
@@ -1249,12 +1246,20 @@ impl<'g, 'a> Searcher<'g, 'a> {
         &self,
         target: u64,
     ) -> Option<(super::insertion::Insertion<'g, 'a>, Vec<u64>)> {
+        let b = self.best.as_ref()?;
+        let ins = self.hold_insertion(target.min(b.makespan))?;
+        Some((ins, b.schedule.start.clone()))
+    }
+
+    /// The insertion scheme for forward-backward under the hold rule, whose
+    /// profiles fit a pass of horizon `least` (`Insertion::new`): only where
+    /// memory can bind (the rounds are for holds that wait on memory) and
+    /// passes fit the graph (`Policy::insertion_max_nodes`).
+    fn hold_insertion(&self, least: u64) -> Option<super::insertion::Insertion<'g, 'a>> {
         if self.md.memory_is_loose() || self.g.n_nodes() > POLICY.insertion_max_nodes {
             return None;
         }
-        let b = self.best.as_ref()?;
-        let ins = super::insertion::Insertion::new(self.g, target.min(b.makespan).max(1))?;
-        Some((ins, b.schedule.start.clone()))
+        super::insertion::Insertion::new(self.g, least.max(1))
     }
 
     /// Forward-backward improvement under the hold rule from the legal

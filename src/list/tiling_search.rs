@@ -368,37 +368,41 @@ pub fn warm_moves(
     rng: &mut Rng,
 ) -> Outcome {
     let inst = tl.inst;
-    let (mut choice, mut best) = start;
+    let (choice, mut best) = start;
+    // The graph of the best schedule's choice, kept from move to move.
+    let Ok(mut g1) = NodeGraph::new(inst, choice.clone()) else {
+        return Outcome {
+            best: (choice, best),
+            notes: Vec::new(),
+        };
+    };
     let (mut moves, mut kept) = (0usize, 0usize);
     // Where memory cannot bind, forward-backward under the hold rule does
     // nothing and a move has nothing to be judged by.
-    let mut binds = false;
-    if let Ok(g) = NodeGraph::new(inst, choice.clone()) {
+    let binds = {
         // The moves are judged against the start after forward-backward
         // too, else the first would be kept for the rounds alone.
-        let mut s = Searcher::with_stats(&g, stats);
-        binds = s.memory_binds();
+        let mut s = Searcher::with_stats(&g1, stats);
         s.best = Some(best.clone());
         s.justify(super::policy::POLICY.justify_rounds, lb, deadline);
         stats = s.free_stats();
-        if let Some(f) = s.best
+        if let Some(f) = s.best.take()
             && f.makespan < best.makespan
         {
             best = f;
         }
-    }
+        s.memory_binds()
+    };
     let first = best.makespan;
     while binds && !flexible.is_empty() && !deadline.expired() && best.makespan > lb {
         let op = flexible[rng.below_mod(flexible.len())];
-        let t = tiling::other_tiling(tl, op, choice[op as usize], rng);
-        if t == choice[op as usize] {
+        let t = tiling::other_tiling(tl, op, g1.choice[op as usize], rng);
+        if t == g1.choice[op as usize] {
             continue;
         }
-        let (Ok(g1), Ok(g2)) = (NodeGraph::new(inst, choice.clone()), {
-            let mut next = choice.clone();
-            next[op as usize] = t;
-            NodeGraph::new(inst, next)
-        }) else {
+        let mut next = g1.choice.clone();
+        next[op as usize] = t;
+        let Ok(g2) = NodeGraph::new(inst, next) else {
             continue;
         };
         moves += 1;
@@ -406,12 +410,14 @@ pub fn warm_moves(
         let mut s = Searcher::with_stats(&g2, stats);
         let ms = s.warm_pass(&list, best.makespan, WARM_ROUNDS, lb, deadline);
         stats = s.free_stats();
-        if let (Some(ms), Some(f)) = (ms, s.best)
+        let found = s.best.take();
+        drop(s);
+        if let (Some(ms), Some(f)) = (ms, found)
             && ms < best.makespan
         {
             kept += 1;
-            choice[op as usize] = t;
             best = f;
+            g1 = g2;
         }
     }
     let notes = if moves > 0 {
@@ -423,7 +429,7 @@ pub fn warm_moves(
         Vec::new()
     };
     Outcome {
-        best: (choice, best),
+        best: (g1.choice.clone(), best),
         notes,
     }
 }
