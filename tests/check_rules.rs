@@ -127,6 +127,55 @@ fn example1_is_legal_at_38_cli() {
 }
 
 #[test]
+fn check_bound_tells_the_order_from_the_tilings() {
+    // One op, two tilings of one node each: 10 and 30 time units. The
+    // instance's bound is 10 (the fast tiling's critical path); with the
+    // slow tiling no schedule ends before 30. Its schedule at 0 ends at 30:
+    // optimal for its tilings, 20 above the instance's bound. Started at
+    // 5 it ends at 35: 5 of the 35 are its order's.
+    let text = "SetSocInfo([[0,1]],[[0,100]])\n\
+                AddOpInfo(1,1,0,[],[[1,0,10]],[[1,0,50]])\n\
+                AddOpInfo(1,1,1,[],[[1,0,30]],[[1,0,5]])\n\
+                GetInferenceScheResult([],[[1,1,1]])\n";
+    let i = tmp("two-tilings.txt", text.as_bytes());
+    let i = i.to_str().unwrap();
+    let s = tmp("slow.schedule", b"[[1,1,1,0,0]]");
+    let (code, out, err) = tmin(&["check", "--bound", i, s.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    // (Several bounds tie at each value; which source is named is not the point.)
+    assert!(out.contains("\nlower bound 10 ("), "{out}");
+    assert!(
+        out.contains("with these tilings: lower bound 30 (")
+            && out.contains("the schedule is optimal for its tilings"),
+        "{out}"
+    );
+    let s = tmp("slow-late.schedule", b"[[1,1,1,5,0]]");
+    let (code, out, _) = tmin(&["check", "--bound", "--json", i, s.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(
+        (
+            v["makespan"].as_u64(),
+            v["lower_bound"].as_u64(),
+            v["tilings_lower_bound"].as_u64()
+        ),
+        (Some(35), Some(10), Some(30))
+    );
+    assert!(
+        v["tilings_bound_source"]
+            .as_str()
+            .is_some_and(|x| !x.is_empty())
+    );
+    let gap = v["tilings_gap"].as_f64().unwrap();
+    assert!((gap - 5.0 / 35.0).abs() < 1e-9, "{gap}");
+    // The fast tiling: both bounds are 10.
+    let s = tmp("fast.schedule", b"[[1,0,1,0,0]]");
+    let (_, out, _) = tmin(&["check", "--bound", "--json", i, s.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["tilings_lower_bound"].as_u64(), Some(10));
+}
+
+#[test]
 fn check_bound_shows_the_distance_to_the_lower_bound() {
     // The example's critical-path bound is 38: its 38 schedule is proven optimal.
     let (code, out, err) = tmin(&[

@@ -118,10 +118,24 @@ impl Tightness {
     fn record(&mut self, case: &Case, b: &Bound) {
         case.at_most_optimum(&b.source, u128::from(b.value));
         if let Some(opt) = case.brute.optimum {
-            let e = self.0.entry(kind(&b.source)).or_default();
-            e.0 += 1;
-            e.1 += usize::from(u128::from(b.value) == opt);
+            self.record_at(case, b, opt, "the optimum");
         }
+    }
+
+    /// `record` against `least`, the least makespan of `what`.
+    #[track_caller]
+    fn record_at(&mut self, case: &Case, b: &Bound, least: u128, what: &str) {
+        let v = u128::from(b.value);
+        assert!(
+            v <= least,
+            "seed {}: {} {v} above {what} {least}\n{}",
+            case.seed,
+            b.source,
+            case.text
+        );
+        let e = self.0.entry(kind(&b.source)).or_default();
+        e.0 += 1;
+        e.1 += usize::from(v == least);
     }
 
     /// Every source in `want` was seen and was tight at least once: a
@@ -195,6 +209,15 @@ fn the_parser_and_the_validator_agree_with_the_plain_data() {
     assert!(infeasible > 0 && unusable > 0 && empty > 0 && scaled > 0);
 }
 
+/// The combinatorial bounds' sources (models/bounds.md §1-5).
+const COMBINATORIAL: &[&str] = &[
+    "critical path",
+    "core type # load",
+    "core type # head-body-tail",
+    "core type # one-machine preemptive (Jackson)",
+    "memory type # area",
+];
+
 #[test]
 fn combinatorial_bounds_never_pass_the_optimum() {
     let mut tight = Tightness::default();
@@ -204,13 +227,46 @@ fn combinatorial_bounds_never_pass_the_optimum() {
             tight.record(&c, b);
         }
     }
-    tight.assert_tight(&[
-        "critical path",
-        "core type # load",
-        "core type # head-body-tail",
-        "core type # one-machine preemptive (Jackson)",
-        "memory type # area",
-    ]);
+    tight.assert_tight(COMBINATORIAL);
+}
+
+/// The bounds for one tiling choice (`tmin check --bound`'s "with these
+/// tilings") against the brute force's least makespan with that choice,
+/// on every choice of every case that has a legal schedule: never above
+/// it, and each source equal to it on some choice.
+#[test]
+fn the_bounds_of_one_tiling_choice_never_pass_its_least_makespan() {
+    let (mut tight, mut choices, mut above) = (Tightness::default(), 0usize, 0usize);
+    for seed in 1..=cases() {
+        let c = Case::new(seed);
+        let every = tmin::bounds::combinatorial::lower_bounds(&c.inst)
+            .best
+            .value;
+        for (picked, least) in &c.brute.choices {
+            let Some(least) = *least else { continue };
+            // The library tiling of each op that the brute force's index names.
+            let choice: Vec<u32> = (0..c.inst.graph.n_ops() as u32)
+                .map(|o| {
+                    c.inst
+                        .usable_tilings(o)
+                        .find(|&t| c.tiling_index(o, t) == picked[o as usize])
+                        .unwrap()
+                })
+                .collect();
+            choices += 1;
+            let what = format!("the least makespan of choice {choice:?}");
+            let own = tmin::bounds::combinatorial::lower_bounds_of_choice(&c.inst, &choice);
+            for b in &own.all {
+                tight.record_at(&c, b, least, &what);
+            }
+            above += usize::from(own.best.value > every);
+        }
+    }
+    // The choice's own bound is what the instance's cannot see: above it
+    // on some choices (a choice's bound taken over every tiling fails here).
+    eprintln!("{choices} choices, {above} with a bound above the instance's");
+    assert!(choices > 0 && above > 0, "{choices} {above}");
+    tight.assert_tight(COMBINATORIAL);
 }
 
 /// The time every search step below gets on a tiny case (they end far

@@ -193,6 +193,17 @@ pub fn lower_bounds_over(inst: &Instance, cands: Option<&[Vec<u32>]>) -> Bounds 
     }
 }
 
+/// Every combinatorial bound for one tiling choice (`choice[op]`, a library
+/// tiling of each op): the bounds above with each op's candidates cut to
+/// its chosen tiling. Each argument holds over any candidates that contain
+/// the tilings a schedule uses (models/bounds.md, "One tiling choice"), so
+/// no schedule with these tilings ends before it: `tmin check --bound`
+/// tells with it how much of a schedule's gap its order can account for.
+pub fn lower_bounds_of_choice(inst: &Instance, choice: &[u32]) -> Bounds {
+    let cands: Vec<Vec<u32>> = choice.iter().map(|&t| vec![t]).collect();
+    lower_bounds_over(inst, Some(&cands))
+}
+
 /// Items per core type. An op with one usable tiling gives one item per node
 /// (exact heads and tails); an op with several gives one item per core type with
 /// the least work and the smallest head and tail over its tilings.

@@ -154,6 +154,8 @@ pub struct Report {
     /// Latest end; `None` when the rows did not form a complete schedule.
     pub makespan: Option<u128>,
     pub rows: usize,
+    /// Each op's library tiling, when the rows form a schedule.
+    pub choice: Option<Vec<u32>>,
 }
 
 impl Report {
@@ -186,11 +188,13 @@ pub fn check_outcome(inst: &Instance, read: super::ReadOutcome, limit: usize) ->
             violations: check(&g, &sched, limit),
             makespan: Some(sched.makespan(&g)),
             rows,
+            choice: Some(sched.choice),
         },
         Err(violations) => Report {
             violations,
             makespan: None,
             rows,
+            choice: None,
         },
     }
 }

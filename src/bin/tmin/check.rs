@@ -1,5 +1,5 @@
 //! `tmin check`: every rule of a schedule, and with --bound its gap to the
-//! proven bounds.
+//! proven bounds and to the bounds for its own tilings.
 
 use std::process::ExitCode;
 
@@ -30,9 +30,22 @@ pub(crate) fn check_cmd(
     // The same bounds as `tmin bound` (the relaxation on at most 2 s).
     let bounds = (bound && rep.is_legal())
         .then(|| tmin::pipeline::bounds::proven_bounds(&inst, std::time::Duration::from_secs(2)));
-    let b = bounds.as_ref().map(|x| report::CheckBound {
-        value: x.best.value,
-        source: &x.best.source,
+    // The same arguments for the schedule's own tilings alone.
+    let own = bounds
+        .as_ref()
+        .and(rep.choice.as_ref())
+        .map(|c| tmin::bounds::combinatorial::lower_bounds_of_choice(&inst, c).best);
+    let b = bounds.as_ref().map(|x| {
+        let tilings = own
+            .as_ref()
+            .filter(|o| o.value > x.best.value)
+            .unwrap_or(&x.best);
+        report::CheckBound {
+            value: x.best.value,
+            source: &x.best.source,
+            tilings_value: tilings.value,
+            tilings_source: &tilings.source,
+        }
     });
     if json {
         let v = report::check_json(&inst.name, &name, &rep, b.as_ref());

@@ -81,7 +81,8 @@ enum Cmd {
         #[arg(long, default_value_t = 20)]
         max_violations: usize,
         /// Also compute the lower bounds (`tmin bound`) and show how far a legal
-        /// schedule is from them.
+        /// schedule is from them, and from the bounds for its own tilings (what
+        /// its order alone may lose).
         #[arg(long)]
         bound: bool,
     },
