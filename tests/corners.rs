@@ -259,6 +259,14 @@ fn the_bounds_of_one_tiling_choice_never_pass_its_least_makespan() {
             for b in &own.all {
                 tight.record_at(&c, b, least, &what);
             }
+            // The quick variant: the same bounds, energetic reasoning left out.
+            let quick = tmin::bounds::combinatorial::quick_bounds_of_choice(&c.inst, &choice);
+            let plain: Vec<&Bound> = own
+                .all
+                .iter()
+                .filter(|b| !b.source.ends_with("energetic reasoning"))
+                .collect();
+            assert_eq!(quick.all.iter().collect::<Vec<_>>(), plain, "seed {seed}");
             above += usize::from(own.best.value > every);
         }
     }

@@ -88,7 +88,7 @@ pub struct Policy {
     /// of the time after the tiling search that goes to tiling moves judged
     /// from the best schedule (`tiling_search::warm_moves`) before sampling
     /// and forward-backward's kicks on the final choice, which gain less
-    /// (results/medium-tight-ab.md; the split is not tuned).
+    /// (results/archive/medium-tight-ab-warm-moves.md; the split is not tuned).
     pub warm_moves_share: f64,
     /// Insertion passes only up to this many nodes: a pass holds about 60
     /// bytes a node beside the graph (starts, slots, pending counts, the

@@ -347,6 +347,11 @@ pub fn improve(
 /// move's evaluation stops (`warm_moves`).
 const WARM_ROUNDS: usize = 4;
 
+/// Draws in a row, per flexible op, that their tilings' bound skips before
+/// `warm_moves` gives up: every move left is then at least as long as the
+/// best schedule (or the draws keep missing the few that are not).
+const BOUNDED_DRAWS: usize = 20;
+
 /// Tiling moves judged from the best schedule (`warm_moves`), where memory
 /// can bind: one op to another of its tilings, the new graph's nodes
 /// listed in the best schedule's start order (the moved op's nodes where
@@ -354,7 +359,7 @@ const WARM_ROUNDS: usize = 4;
 /// pass of that list and forward-backward under the hold rule from it
 /// (`Searcher::warm_pass`); kept when shorter. A quick evaluation builds
 /// each choice's schedule from nothing and lands 20-40 % above where
-/// forward-backward takes it (results/medium-tight-ab.md), so it cannot
+/// forward-backward takes it (results/archive/medium-tight-ab-warm-moves.md), so it cannot
 /// judge moves near a schedule forward-backward made; this one starts next
 /// to that schedule. Until `deadline` or `lb`; the best choice and schedule
 /// (each kept schedule passed the validator) and a note.
@@ -377,6 +382,8 @@ pub fn warm_moves(
         };
     };
     let (mut moves, mut kept) = (0usize, 0usize);
+    // Draws skipped by their tilings' bound: in all, and since the last move.
+    let (mut bounded, mut bounded_run) = (0usize, 0usize);
     // Where memory cannot bind, forward-backward under the hold rule does
     // nothing and a move has nothing to be judged by.
     let binds = {
@@ -402,6 +409,21 @@ pub fn warm_moves(
         }
         let mut next = g1.choice.clone();
         next[op as usize] = t;
+        // No schedule with these tilings ends before their own bound: where
+        // that is not below the best makespan, the move has nothing to keep.
+        if crate::bounds::combinatorial::quick_bounds_of_choice(inst, &next)
+            .best
+            .value
+            >= best.makespan
+        {
+            bounded += 1;
+            bounded_run += 1;
+            if bounded_run > BOUNDED_DRAWS * flexible.len() {
+                break;
+            }
+            continue;
+        }
+        bounded_run = 0;
         let Ok(g2) = NodeGraph::new(inst, next) else {
             continue;
         };
@@ -420,9 +442,10 @@ pub fn warm_moves(
             g1 = g2;
         }
     }
-    let notes = if moves > 0 {
+    let notes = if moves + bounded > 0 {
         vec![Note::info(format!(
-            "warm tiling moves: {moves} moves judged from the best schedule, {kept} kept, {first} -> {}",
+            "warm tiling moves: {moves} moves judged from the best schedule, {kept} kept, \
+             {bounded} skipped by their tilings' bound, {first} -> {}",
             best.makespan
         ))]
     } else {
