@@ -31,17 +31,11 @@ pub struct CheckBound<'a> {
     pub value: u64,
     pub source: &'a str,
     /// The bound for the schedule's own tilings
-    /// (`bounds::combinatorial::lower_bounds_of_choice`, or `value` where
+    /// (`bounds::combinatorial::ChoiceBounds::all`, or `value` where
     /// that is higher: it holds for them too) and its source: how far the
     /// schedule's order alone may be from the best with these tilings.
     pub tilings_value: u64,
     pub tilings_source: &'a str,
-}
-
-impl CheckBound<'_> {
-    fn gap(&self, makespan: u128) -> f64 {
-        crate::solve::gap(makespan, u128::from(self.value))
-    }
 }
 
 pub fn check_json(
@@ -83,7 +77,7 @@ pub fn check_json(
     if let (Some(b), Some(ms)) = (bound, rep.makespan.filter(|_| rep.is_legal())) {
         v["lower_bound"] = json!(b.value);
         v["bound_source"] = json!(b.source);
-        v["gap"] = json!(b.gap(ms));
+        v["gap"] = json!(crate::solve::gap(ms, u128::from(b.value)));
         // true: proven optimal; false: not known (the bound may be weak).
         v["meets_bound"] = json!(ms == u128::from(b.value));
         v["tilings_lower_bound"] = json!(b.tilings_value);

@@ -255,12 +255,13 @@ fn the_bounds_of_one_tiling_choice_never_pass_its_least_makespan() {
                 .collect();
             choices += 1;
             let what = format!("the least makespan of choice {choice:?}");
-            let own = tmin::bounds::combinatorial::lower_bounds_of_choice(&c.inst, &choice);
+            let bounds = tmin::bounds::combinatorial::ChoiceBounds::new(&c.inst);
+            let own = bounds.all(&choice);
             for b in &own.all {
                 tight.record_at(&c, b, least, &what);
             }
             // The quick variant: the same bounds, energetic reasoning left out.
-            let quick = tmin::bounds::combinatorial::quick_bounds_of_choice(&c.inst, &choice);
+            let quick = bounds.quick(&choice);
             let plain: Vec<&Bound> = own
                 .all
                 .iter()

@@ -98,130 +98,166 @@ pub fn lower_bounds(inst: &Instance) -> Bounds {
 /// usable tiling). Candidates must keep an optimal schedule: the undominated
 /// tilings less those no legal schedule uses (models/sat.md §1).
 pub fn lower_bounds_over(inst: &Instance, cands: Option<&[Vec<u32>]>) -> Bounds {
-    bounds_over(inst, cands, true)
+    Shared::new(inst).bounds_over(cands, true)
 }
 
-/// `lower_bounds_over`, with energetic reasoning (§8) only when `energetic`:
-/// without it every bound here takes time linear in the library and the
-/// graph (up to a sort), where energetic reasoning may take 0.1 s.
-fn bounds_over(inst: &Instance, cands: Option<&[Vec<u32>]>, energetic: bool) -> Bounds {
-    let n_ops = inst.graph.n_ops();
-    if !inst.ops_without_usable_tiling().is_empty() {
-        let b = Bound {
-            value: 0,
-            source: "none (an op has no usable tiling)".into(),
-        };
-        return Bounds {
-            all: vec![b.clone()],
-            best: b,
-            op_head: vec![0; n_ops],
-            op_tail: vec![0; n_ops],
-            nogoods: TilingNogoods::default(),
-        };
-    }
-    let mins = op_minimums(inst, cands);
-    let order = inst.graph.topo_order();
-    let (head, tail) = op_heads_tails(&inst.graph, &order, &mins.cp, |o| {
-        !mins.can_be_empty[o as usize]
-    });
-    let mut all = Vec::new();
-
-    // An op that may be empty links nothing, so only the others close a chain.
-    let cp = (0..n_ops)
-        .filter(|&o| !mins.can_be_empty[o])
-        .map(|o| head[o].saturating_add(mins.cp[o]).saturating_add(tail[o]))
-        .max()
-        .unwrap_or(0);
-    all.push(Bound {
-        value: cp,
-        source: "critical path".into(),
-    });
-
-    let paths = intra_paths(&inst.library);
-    let items = core_items(inst, cands, &head, &tail, &paths);
-    for (c, ct) in inst.platform.cores.iter().enumerate() {
-        let total: u128 = mins.work[c].iter().map(|&w| u128::from(w)).sum();
-        if total == 0 || ct.count == 0 {
-            continue;
-        }
-        let m = u128::from(ct.count);
-        all.push(Bound {
-            value: div_ceil_u128(total, m),
-            source: format!("core type {} load", ct.id),
-        });
-        all.push(Bound {
-            value: head_body_tail(&items[c], m),
-            source: format!("core type {} head-body-tail", ct.id),
-        });
-        if ct.count == 1 {
-            all.push(Bound {
-                value: jackson_preemptive(&items[c]),
-                source: format!("core type {} one-machine preemptive (Jackson)", ct.id),
-            });
-        }
-    }
-
-    for (m, mt) in inst.platform.mems.iter().enumerate() {
-        let total: u128 = mins.area[m].iter().sum();
-        if total == 0 || mt.size == 0 {
-            continue;
-        }
-        all.push(Bound {
-            value: div_ceil_u128(total, u128::from(mt.size)),
-            source: format!("memory type {} area", mt.id),
-        });
-    }
-
-    // Energetic reasoning starts from the best of the others: it only ever
-    // raises them (models/bounds.md §8).
-    let lo = all.iter().map(|b| b.value).max().unwrap_or(0);
-    let res = if energetic {
-        crate::bounds::energetic::resources(inst, cands, &head, &tail, &paths)
-    } else {
-        Vec::new()
-    };
-    if let (v, Some(src)) = crate::bounds::energetic::bound(&res, lo) {
-        all.push(Bound {
-            value: v,
-            source: format!("{src} energetic reasoning"),
-        });
-    }
-
-    let best = all
-        .iter()
-        .max_by_key(|b| b.value)
-        .cloned()
-        .unwrap_or(Bound {
-            value: 0,
-            source: "empty instance".into(),
-        });
-    Bounds {
-        all,
-        best,
-        op_head: head,
-        op_tail: tail,
-        nogoods: TilingNogoods::default(),
-    }
-}
-
-/// Every combinatorial bound for one tiling choice (`choice[op]`, a library
+/// The bounds of one tiling choice after another (`choice[op]`, a library
 /// tiling of each op): the bounds above with each op's candidates cut to
 /// its chosen tiling. Each argument holds over any candidates that contain
 /// the tilings a schedule uses (models/bounds.md, "One tiling choice"), so
-/// no schedule with these tilings ends before it: `tmin check --bound`
-/// tells with it how much of a schedule's gap its order can account for.
-pub fn lower_bounds_of_choice(inst: &Instance, choice: &[u32]) -> Bounds {
-    let cands: Vec<Vec<u32>> = choice.iter().map(|&t| vec![t]).collect();
-    lower_bounds_over(inst, Some(&cands))
+/// no schedule with these tilings ends before them: `tmin check --bound`
+/// tells with them how much of a schedule's gap its order can account for,
+/// and the list engine's tiling moves skip a choice they rule out.
+pub struct ChoiceBounds<'a> {
+    shared: Shared<'a>,
 }
 
-/// `lower_bounds_of_choice` without energetic reasoning: bounds 1-5 only,
-/// in time linear in the library and the graph (up to a sort), for a
-/// search that asks for every move it draws (about 1 ms at 5,000 nodes,
-/// where energetic reasoning on small graphs took 8-150 ms).
-pub fn quick_bounds_of_choice(inst: &Instance, choice: &[u32]) -> Bounds {
-    let cands: Vec<Vec<u32>> = choice.iter().map(|&t| vec![t]).collect();
-    bounds_over(inst, Some(&cands), false)
+impl<'a> ChoiceBounds<'a> {
+    /// What every choice shares is computed here once.
+    pub fn new(inst: &'a Instance) -> Self {
+        ChoiceBounds {
+            shared: Shared::new(inst),
+        }
+    }
+
+    /// Every combinatorial bound for `choice`.
+    pub fn all(&self, choice: &[u32]) -> Bounds {
+        self.shared.bounds_over(Some(&one_each(choice)), true)
+    }
+
+    /// `all` without energetic reasoning: bounds 1-5 only, in time linear
+    /// in the choice's tilings and the graph (up to a sort), for a search
+    /// that asks for every move it draws (energetic reasoning on small
+    /// graphs took 8-150 ms a call).
+    pub fn quick(&self, choice: &[u32]) -> Bounds {
+        self.shared.bounds_over(Some(&one_each(choice)), false)
+    }
+}
+
+/// Each op's candidates cut to its chosen tiling.
+fn one_each(choice: &[u32]) -> Vec<Vec<u32>> {
+    choice.iter().map(|&t| vec![t]).collect()
+}
+
+/// What the bounds take from the instance alone, whatever the candidates:
+/// the library's intra-tiling paths and the op graph's topological order.
+struct Shared<'a> {
+    inst: &'a Instance,
+    paths: (Vec<u64>, Vec<u64>),
+    order: Vec<u32>,
+}
+
+impl<'a> Shared<'a> {
+    fn new(inst: &'a Instance) -> Self {
+        Shared {
+            inst,
+            paths: intra_paths(&inst.library),
+            order: inst.graph.topo_order(),
+        }
+    }
+
+    /// `lower_bounds_over`, with energetic reasoning (§8) only when
+    /// `energetic`: without it every bound here takes time linear in the
+    /// candidates and the graph (up to a sort), where energetic reasoning
+    /// may take 0.1 s.
+    fn bounds_over(&self, cands: Option<&[Vec<u32>]>, energetic: bool) -> Bounds {
+        let inst = self.inst;
+        let n_ops = inst.graph.n_ops();
+        if !inst.ops_without_usable_tiling().is_empty() {
+            let b = Bound {
+                value: 0,
+                source: "none (an op has no usable tiling)".into(),
+            };
+            return Bounds {
+                all: vec![b.clone()],
+                best: b,
+                op_head: vec![0; n_ops],
+                op_tail: vec![0; n_ops],
+                nogoods: TilingNogoods::default(),
+            };
+        }
+        let mins = op_minimums(inst, cands);
+        let (head, tail) = op_heads_tails(&inst.graph, &self.order, &mins.cp, |o| {
+            !mins.can_be_empty[o as usize]
+        });
+        let mut all = Vec::new();
+
+        // An op that may be empty links nothing, so only the others close a chain.
+        let cp = (0..n_ops)
+            .filter(|&o| !mins.can_be_empty[o])
+            .map(|o| head[o].saturating_add(mins.cp[o]).saturating_add(tail[o]))
+            .max()
+            .unwrap_or(0);
+        all.push(Bound {
+            value: cp,
+            source: "critical path".into(),
+        });
+
+        let items = core_items(inst, cands, &head, &tail, &self.paths);
+        for (c, ct) in inst.platform.cores.iter().enumerate() {
+            let total: u128 = mins.work[c].iter().map(|&w| u128::from(w)).sum();
+            if total == 0 || ct.count == 0 {
+                continue;
+            }
+            let m = u128::from(ct.count);
+            all.push(Bound {
+                value: div_ceil_u128(total, m),
+                source: format!("core type {} load", ct.id),
+            });
+            all.push(Bound {
+                value: head_body_tail(&items[c], m),
+                source: format!("core type {} head-body-tail", ct.id),
+            });
+            if ct.count == 1 {
+                all.push(Bound {
+                    value: jackson_preemptive(&items[c]),
+                    source: format!("core type {} one-machine preemptive (Jackson)", ct.id),
+                });
+            }
+        }
+
+        for (m, mt) in inst.platform.mems.iter().enumerate() {
+            let total: u128 = mins.area[m].iter().sum();
+            if total == 0 || mt.size == 0 {
+                continue;
+            }
+            all.push(Bound {
+                value: div_ceil_u128(total, u128::from(mt.size)),
+                source: format!("memory type {} area", mt.id),
+            });
+        }
+
+        // Energetic reasoning starts from the best of the others: it only ever
+        // raises them (models/bounds.md §8).
+        let lo = all.iter().map(|b| b.value).max().unwrap_or(0);
+        let res = if energetic {
+            crate::bounds::energetic::resources(inst, cands, &head, &tail, &self.paths)
+        } else {
+            Vec::new()
+        };
+        if let (v, Some(src)) = crate::bounds::energetic::bound(&res, lo) {
+            all.push(Bound {
+                value: v,
+                source: format!("{src} energetic reasoning"),
+            });
+        }
+
+        let best = all
+            .iter()
+            .max_by_key(|b| b.value)
+            .cloned()
+            .unwrap_or(Bound {
+                value: 0,
+                source: "empty instance".into(),
+            });
+        Bounds {
+            all,
+            best,
+            op_head: head,
+            op_tail: tail,
+            nogoods: TilingNogoods::default(),
+        }
+    }
 }
 
 /// Items per core type. An op with one usable tiling gives one item per node

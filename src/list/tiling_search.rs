@@ -382,6 +382,7 @@ pub fn warm_moves(
         };
     };
     let (mut moves, mut kept) = (0usize, 0usize);
+    let choice_bounds = crate::bounds::combinatorial::ChoiceBounds::new(inst);
     // Draws skipped by their tilings' bound: in all, and since the last move.
     let (mut bounded, mut bounded_run) = (0usize, 0usize);
     // Where memory cannot bind, forward-backward under the hold rule does
@@ -411,11 +412,7 @@ pub fn warm_moves(
         next[op as usize] = t;
         // No schedule with these tilings ends before their own bound: where
         // that is not below the best makespan, the move has nothing to keep.
-        if crate::bounds::combinatorial::quick_bounds_of_choice(inst, &next)
-            .best
-            .value
-            >= best.makespan
-        {
+        if choice_bounds.quick(&next).best.value >= best.makespan {
             bounded += 1;
             bounded_run += 1;
             if bounded_run > BOUNDED_DRAWS * flexible.len() {

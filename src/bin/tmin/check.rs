@@ -31,10 +31,11 @@ pub(crate) fn check_cmd(
     let bounds = (bound && rep.is_legal())
         .then(|| tmin::pipeline::bounds::proven_bounds(&inst, std::time::Duration::from_secs(2)));
     // The same arguments for the schedule's own tilings alone.
-    let own = bounds
-        .as_ref()
-        .and(rep.choice.as_ref())
-        .map(|c| tmin::bounds::combinatorial::lower_bounds_of_choice(&inst, c).best);
+    let own = bounds.as_ref().and(rep.choice.as_ref()).map(|c| {
+        tmin::bounds::combinatorial::ChoiceBounds::new(&inst)
+            .all(c)
+            .best
+    });
     let b = bounds.as_ref().map(|x| {
         let tilings = own
             .as_ref()
