@@ -6,8 +6,8 @@
 
 use std::time::{Duration, Instant};
 
-use crate::bounds::Bounds;
 use crate::bounds::combinatorial::lower_bounds;
+use crate::bounds::{Bound, Bounds};
 use crate::instance::Instance;
 use crate::solve::SolveOptions;
 use crate::stop::Deadline;
@@ -155,4 +155,30 @@ pub fn proven_bounds(inst: &Instance, limit: Duration) -> Bounds {
         b.add(x);
     }
     b
+}
+
+/// What `check --bound` tells of a legal schedule (`tmin check`,
+/// `tmin.check`): the instance's best proven bound, and the bound for the
+/// schedule's own tilings (`bounds::combinatorial::ChoiceBounds::all`, or
+/// the instance's where that is higher: it holds for them too).
+pub struct ScheduleBounds {
+    pub instance: Bound,
+    pub tilings: Bound,
+}
+
+/// `ScheduleBounds` of the schedule `rep` judged, when it is legal: the
+/// instance's bounds as `tmin bound` computes them, the relaxation on at
+/// most 2 s (`proven_bounds`).
+pub fn schedule_bounds(inst: &Instance, rep: &crate::schedule::Report) -> Option<ScheduleBounds> {
+    let choice = rep.choice.as_ref().filter(|_| rep.is_legal())?;
+    let instance = proven_bounds(inst, Duration::from_secs(2)).best;
+    let own = crate::bounds::combinatorial::ChoiceBounds::new(inst)
+        .all(choice)
+        .best;
+    let tilings = if own.value > instance.value {
+        own
+    } else {
+        instance.clone()
+    };
+    Some(ScheduleBounds { instance, tilings })
 }

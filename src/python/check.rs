@@ -177,6 +177,25 @@ pub(crate) struct Verdict {
     #[pyo3(get)]
     rows: usize,
     counts: Vec<(&'static str, usize)>,
+    /// With `bound=True`, of a legal schedule: the instance's best proven
+    /// lower bound (`tmin.bound` within 2 s) and its source.
+    #[pyo3(get)]
+    lower_bound: Option<u64>,
+    #[pyo3(get)]
+    bound_source: Option<String>,
+    /// The bound for the schedule's own tilings (or `lower_bound` where
+    /// higher: it holds for them too) and its source: how far the
+    /// schedule's order alone may be from the best with these tilings.
+    #[pyo3(get)]
+    tilings_lower_bound: Option<u64>,
+    #[pyo3(get)]
+    tilings_bound_source: Option<String>,
+}
+
+impl Verdict {
+    fn gap_to(&self, bound: Option<u64>) -> Option<f64> {
+        Some(crate::solve::gap(self.makespan?, u128::from(bound?)))
+    }
 }
 
 #[pymethods]
@@ -195,6 +214,20 @@ impl Verdict {
         self.legal
     }
 
+    /// `(makespan - lower_bound) / makespan`, with `bound=True` on a legal
+    /// schedule (as `tmin check --bound` gives it).
+    #[getter]
+    fn gap(&self) -> Option<f64> {
+        self.gap_to(self.lower_bound)
+    }
+
+    /// `(makespan - tilings_lower_bound) / makespan`: the most a better
+    /// order with the same tilings could gain, as a share of the makespan.
+    #[getter]
+    fn tilings_gap(&self) -> Option<f64> {
+        self.gap_to(self.tilings_lower_bound)
+    }
+
     fn __repr__(&self) -> String {
         match (self.legal, self.makespan) {
             (true, Some(m)) => format!("Verdict(legal, makespan {m})"),
@@ -208,18 +241,21 @@ impl Verdict {
 /// (`os.PathLike`), a solve's `Result`, or rows `(op, tiling, node, start,
 /// core)`. A text that is not the format raises `ParseError`; a readable
 /// schedule that breaks rules is an illegal `Verdict`, listing the first
-/// `max_violations` with the rows they involve.
+/// `max_violations` with the rows they involve. With `bound`, a legal
+/// schedule's verdict also holds the proven lower bounds, for the instance
+/// and for its own tilings (`tmin check --bound`).
 #[pyfunction]
-#[pyo3(signature = (instance, schedule, max_violations = 20))]
+#[pyo3(signature = (instance, schedule, max_violations = 20, bound = false))]
 pub(crate) fn check(
     py: Python<'_>,
     instance: &Instance,
     schedule: &Bound<'_, PyAny>,
     max_violations: usize,
+    bound: bool,
 ) -> PyResult<Verdict> {
     let arg = ScheduleArg::from_py(schedule)?;
     let inst = instance.inner.clone();
-    let (rep, involved) = py
+    let (rep, involved, bounds) = py
         .detach(|| -> Result<_, crate::error::InputError> {
             let rep = arg.report(&inst, max_violations)?;
             // The rows a violation names: only for an illegal schedule
@@ -238,13 +274,22 @@ pub(crate) fn check(
                     })
                     .collect()
             };
-            Ok((rep, involved))
+            // The same bounds as `tmin check --bound`.
+            let bounds = bound
+                .then(|| crate::pipeline::bounds::schedule_bounds(&inst, &rep))
+                .flatten();
+            Ok((rep, involved, bounds))
         })
         .map_err(|e| parse_error(py, &e))?;
-    verdict(py, rep, involved)
+    verdict(py, rep, involved, bounds)
 }
 
-fn verdict(py: Python<'_>, rep: Report, involved: Vec<Vec<usize>>) -> PyResult<Verdict> {
+fn verdict(
+    py: Python<'_>,
+    rep: Report,
+    involved: Vec<Vec<usize>>,
+    bounds: Option<crate::pipeline::bounds::ScheduleBounds>,
+) -> PyResult<Verdict> {
     use crate::schedule::Rule;
     let violations = rep
         .violations
@@ -274,5 +319,9 @@ fn verdict(py: Python<'_>, rep: Report, involved: Vec<Vec<usize>>) -> PyResult<V
             .iter()
             .map(|&r| (r.name(), rep.violations.count(r)))
             .collect(),
+        lower_bound: bounds.as_ref().map(|b| b.instance.value),
+        bound_source: bounds.as_ref().map(|b| b.instance.source.clone()),
+        tilings_lower_bound: bounds.as_ref().map(|b| b.tilings.value),
+        tilings_bound_source: bounds.map(|b| b.tilings.source),
     })
 }

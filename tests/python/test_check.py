@@ -50,6 +50,56 @@ def test_bundled_schedules_agree_with_the_cli(cli, root, instance, schedule):
     agree(cli, inst, root / instance, root / schedule)
 
 
+@pytest.mark.parametrize("instance,schedule", PAIRS)
+def test_bounds_agree_with_the_cli(cli, root, instance, schedule):
+    """check(bound=True) gives a legal schedule the bounds `tmin check --bound` gives it."""
+    inst = tmin.Instance.read(root / instance)
+    out = subprocess.run(
+        [cli, "check", str(root / instance), str(root / schedule), "--json", "--bound"],
+        capture_output=True,
+        text=True,
+    )
+    want = json.loads(out.stdout)
+    got = tmin.check(inst, root / schedule, bound=True)
+    assert got.legal == want["legal"]
+    if not got.legal:
+        # An illegal schedule has no distance to a bound, here as there.
+        assert got.lower_bound is None and got.tilings_gap is None and "lower_bound" not in want
+        return
+    assert (got.lower_bound, got.bound_source) == (want["lower_bound"], want["bound_source"])
+    assert (got.tilings_lower_bound, got.tilings_bound_source) == (
+        want["tilings_lower_bound"],
+        want["tilings_bound_source"],
+    )
+    assert got.gap == pytest.approx(want["gap"]) and got.tilings_gap == pytest.approx(
+        want["tilings_gap"]
+    )
+    assert got.lower_bound <= got.tilings_lower_bound <= got.makespan
+    plain = tmin.check(inst, root / schedule)
+    assert plain.lower_bound is None and plain.tilings_gap is None
+
+
+def test_bounds_split_the_order_from_the_tilings():
+    # One op, two one-node tilings of 10 and 30 units: the instance's bound
+    # is 10; no schedule with the slow tiling ends before 30. Started at 5
+    # it ends at 35, 5 of them its order's.
+    text = (
+        "SetSocInfo([[0,1]],[[0,100]])\n"
+        "AddOpInfo(1,1,0,[],[[1,0,10]],[[1,0,50]])\n"
+        "AddOpInfo(1,1,1,[],[[1,0,30]],[[1,0,5]])\n"
+        "GetInferenceScheResult([],[[1,1,1]])\n"
+    )
+    inst = tmin.Instance.parse(text, "two-tilings")
+    v = tmin.check(inst, [(1, 1, 1, 5, 0)], bound=True)
+    assert (v.makespan, v.lower_bound, v.tilings_lower_bound) == (35, 10, 30)
+    assert v.tilings_gap == pytest.approx(5 / 35) and v.gap == pytest.approx(25 / 35)
+    fast = tmin.check(inst, [(1, 0, 1, 0, 0)], bound=True)
+    assert (fast.lower_bound, fast.tilings_lower_bound, fast.gap) == (10, 10, 0.0)
+    # An illegal schedule (a node on a core that does not exist) has none.
+    bad = tmin.check(inst, [(1, 0, 1, 0, 7)], bound=True)
+    assert not bad and bad.lower_bound is None and bad.gap is None
+
+
 def mutations(rows, rng):
     """Broken copies of legal rows, one kind of fault each."""
     k = rng.randrange(len(rows))

@@ -27,26 +27,14 @@ pub(crate) fn check_cmd(
     let (src, name) = open_input(schedule)?;
     let rep = check_reader(&inst, std::io::BufReader::new(src), &name, max_violations)?;
     log::info!("checked in {:.3} s", t0.elapsed().as_secs_f64());
-    // The same bounds as `tmin bound` (the relaxation on at most 2 s).
-    let bounds = (bound && rep.is_legal())
-        .then(|| tmin::pipeline::bounds::proven_bounds(&inst, std::time::Duration::from_secs(2)));
-    // The same arguments for the schedule's own tilings alone.
-    let own = bounds.as_ref().and(rep.choice.as_ref()).map(|c| {
-        tmin::bounds::combinatorial::ChoiceBounds::new(&inst)
-            .all(c)
-            .best
-    });
-    let b = bounds.as_ref().map(|x| {
-        let tilings = own
-            .as_ref()
-            .filter(|o| o.value > x.best.value)
-            .unwrap_or(&x.best);
-        report::CheckBound {
-            value: x.best.value,
-            source: &x.best.source,
-            tilings_value: tilings.value,
-            tilings_source: &tilings.source,
-        }
+    let bounds = bound
+        .then(|| tmin::pipeline::bounds::schedule_bounds(&inst, &rep))
+        .flatten();
+    let b = bounds.as_ref().map(|x| report::CheckBound {
+        value: x.instance.value,
+        source: &x.instance.source,
+        tilings_value: x.tilings.value,
+        tilings_source: &x.tilings.source,
     });
     if json {
         let v = report::check_json(&inst.name, &name, &rep, b.as_ref());
