@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
-use crate::bounds::Bounds;
+use crate::bounds::{Bound, Bounds, ScheduleBounds};
 use crate::instance::Instance;
 use crate::schedule::{Report, Rule};
 use crate::solve::SolveResult;
@@ -25,24 +25,13 @@ fn counts_json(rep: &Report) -> Value {
     Value::Object(m)
 }
 
-/// The machine-readable verdict of `tmin check`.
-/// A legal schedule's distance to a proven lower bound (`tmin check --bound`).
-pub struct CheckBound<'a> {
-    pub value: u64,
-    pub source: &'a str,
-    /// The bound for the schedule's own tilings
-    /// (`bounds::combinatorial::ChoiceBounds::all`, or `value` where
-    /// that is higher: it holds for them too) and its source: how far the
-    /// schedule's order alone may be from the best with these tilings.
-    pub tilings_value: u64,
-    pub tilings_source: &'a str,
-}
-
+/// The machine-readable verdict of `tmin check`, with `bound` a legal
+/// schedule's distance to the proven bounds (`tmin check --bound`).
 pub fn check_json(
     instance: &str,
     schedule: &str,
     rep: &Report,
-    bound: Option<&CheckBound>,
+    bound: Option<&ScheduleBounds>,
 ) -> Value {
     let violations: Vec<Value> = rep
         .violations
@@ -75,20 +64,20 @@ pub fn check_json(
         "violations": violations,
     });
     if let (Some(b), Some(ms)) = (bound, rep.makespan.filter(|_| rep.is_legal())) {
-        v["lower_bound"] = json!(b.value);
-        v["bound_source"] = json!(b.source);
-        v["gap"] = json!(crate::solve::gap(ms, u128::from(b.value)));
+        v["lower_bound"] = json!(b.instance.value);
+        v["bound_source"] = json!(b.instance.source);
+        v["gap"] = json!(crate::solve::gap(ms, u128::from(b.instance.value)));
         // true: proven optimal; false: not known (the bound may be weak).
-        v["meets_bound"] = json!(ms == u128::from(b.value));
-        v["tilings_lower_bound"] = json!(b.tilings_value);
-        v["tilings_bound_source"] = json!(b.tilings_source);
-        v["tilings_gap"] = json!(crate::solve::gap(ms, u128::from(b.tilings_value)));
+        v["meets_bound"] = json!(ms == u128::from(b.instance.value));
+        v["tilings_lower_bound"] = json!(b.tilings.value);
+        v["tilings_bound_source"] = json!(b.tilings.source);
+        v["tilings_gap"] = json!(crate::solve::gap(ms, u128::from(b.tilings.value)));
     }
     v
 }
 
 /// The human verdict of `tmin check`.
-pub fn check_text(rep: &Report, bound: Option<&CheckBound>) -> String {
+pub fn check_text(rep: &Report, bound: Option<&ScheduleBounds>) -> String {
     let mut s = String::new();
     if rep.is_legal() {
         let ms = rep.makespan.unwrap_or(0);
@@ -97,21 +86,19 @@ pub fn check_text(rep: &Report, bound: Option<&CheckBound>) -> String {
             let lines = [
                 (
                     "lower bound",
-                    b.value,
-                    b.source,
+                    &b.instance,
                     "the schedule is proven optimal",
                     "for a proof or a better schedule: tmin solve INSTANCE --start SCHEDULE",
                 ),
                 (
                     "with these tilings: lower bound",
-                    b.tilings_value,
-                    b.tilings_source,
+                    &b.tilings,
                     "the schedule is optimal for its tilings",
                     "its order's part; the rest is its tilings' or the bound's",
                 ),
             ];
-            for (what, value, source, met, why) in lines {
-                let v = u128::from(value);
+            for (what, Bound { value, source }, met, why) in lines {
+                let v = u128::from(*value);
                 let _ = if ms == v {
                     writeln!(s, "{what} {value} ({source}): {met}")
                 } else {

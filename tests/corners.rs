@@ -242,6 +242,7 @@ fn the_bounds_of_one_tiling_choice_never_pass_its_least_makespan() {
         let every = tmin::bounds::combinatorial::lower_bounds(&c.inst)
             .best
             .value;
+        let bounds = tmin::bounds::combinatorial::ChoiceBounds::new(&c.inst);
         for (picked, least) in &c.brute.choices {
             let Some(least) = *least else { continue };
             // The library tiling of each op that the brute force's index names.
@@ -255,7 +256,6 @@ fn the_bounds_of_one_tiling_choice_never_pass_its_least_makespan() {
                 .collect();
             choices += 1;
             let what = format!("the least makespan of choice {choice:?}");
-            let bounds = tmin::bounds::combinatorial::ChoiceBounds::new(&c.inst);
             let own = bounds.all(&choice);
             for b in &own.all {
                 tight.record_at(&c, b, least, &what);

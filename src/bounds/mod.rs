@@ -37,6 +37,18 @@ pub struct Bound {
     pub source: String,
 }
 
+/// What `check --bound` tells of a legal schedule (`tmin check`,
+/// `tmin.check`; `pipeline::bounds::schedule_bounds`): the instance's best
+/// proven bound, and the bound for the schedule's own tilings
+/// (`combinatorial::ChoiceBounds::all`, or the instance's where that is
+/// higher: it holds for them too): how far the schedule's order alone may
+/// be from the best with these tilings.
+#[derive(Clone, Debug)]
+pub struct ScheduleBounds {
+    pub instance: Bound,
+    pub tilings: Bound,
+}
+
 /// All bounds computed for an instance, and the best one.
 #[derive(Clone, Debug)]
 pub struct Bounds {

@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use crate::bounds::combinatorial::lower_bounds;
-use crate::bounds::{Bound, Bounds};
+use crate::bounds::{Bounds, ScheduleBounds};
 use crate::instance::Instance;
 use crate::solve::SolveOptions;
 use crate::stop::Deadline;
@@ -155,15 +155,6 @@ pub fn proven_bounds(inst: &Instance, limit: Duration) -> Bounds {
         b.add(x);
     }
     b
-}
-
-/// What `check --bound` tells of a legal schedule (`tmin check`,
-/// `tmin.check`): the instance's best proven bound, and the bound for the
-/// schedule's own tilings (`bounds::combinatorial::ChoiceBounds::all`, or
-/// the instance's where that is higher: it holds for them too).
-pub struct ScheduleBounds {
-    pub instance: Bound,
-    pub tilings: Bound,
 }
 
 /// `ScheduleBounds` of the schedule `rep` judged, when it is legal: the

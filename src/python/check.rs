@@ -288,7 +288,7 @@ fn verdict(
     py: Python<'_>,
     rep: Report,
     involved: Vec<Vec<usize>>,
-    bounds: Option<crate::pipeline::bounds::ScheduleBounds>,
+    bounds: Option<crate::bounds::ScheduleBounds>,
 ) -> PyResult<Verdict> {
     use crate::schedule::Rule;
     let violations = rep

@@ -30,17 +30,11 @@ pub(crate) fn check_cmd(
     let bounds = bound
         .then(|| tmin::pipeline::bounds::schedule_bounds(&inst, &rep))
         .flatten();
-    let b = bounds.as_ref().map(|x| report::CheckBound {
-        value: x.instance.value,
-        source: &x.instance.source,
-        tilings_value: x.tilings.value,
-        tilings_source: &x.tilings.source,
-    });
     if json {
-        let v = report::check_json(&inst.name, &name, &rep, b.as_ref());
+        let v = report::check_json(&inst.name, &name, &rep, bounds.as_ref());
         print_out(&format!("{v}\n"))?;
     } else {
-        print_out(&report::check_text(&rep, b.as_ref()))?;
+        print_out(&report::check_text(&rep, bounds.as_ref()))?;
     }
     Ok(ExitCode::from(if rep.is_legal() { 0 } else { 1 }))
 }
