@@ -18,11 +18,10 @@ pub struct Policy {
     /// choices deadlocked.
     pub repair_share: f64,
     /// The tiling search's share of the time left after the first phase.
-    /// Its quick evaluations gain little after the first seconds (on t4 of
-    /// the medium tight set, 3648 -> 2787 in 7 s, then 2787 -> 2651 in 20
-    /// s), where the warm moves after it judge a move at the level
-    /// forward-backward takes it and still keep one in five when their
-    /// share ends (results/medium-tight-ab.md).
+    /// Its quick evaluations gain little after the first seconds, where the
+    /// warm moves after it judge a move at the level forward-backward takes
+    /// it and still keep moves when their share ends (the measurements:
+    /// results/medium-tight-ab.md).
     pub tiling_search_share: f64,
     /// The memory-blind order fitted to memory (a guide where no frugal
     /// order fits): at most this share of the time left, with at least

@@ -356,9 +356,9 @@ const BOUNDED_DRAWS: usize = 20;
 /// Moves drawn for each one judged (`warm_moves`, `draw_warm_move`). Where the
 /// best schedule is near its own tilings' bound, only a move that lowers
 /// that bound (the binding resource's load, the choice's critical path)
-/// can be kept, and uniform draws mostly leave it alone; the lowest of a
-/// few draws is about 1 ms each at 5,000 nodes, where judging a move takes
-/// about 0.2 s.
+/// can be kept, and uniform draws mostly leave it alone. A draw's bound
+/// takes linear time, a judged move several insertion passes, so a few
+/// draws cost little beside it (results/medium-tight-ab.md).
 const DRAWS_PER_MOVE: usize = 8;
 
 /// Of `draws` random moves from `choice` (one flexible op to another of its
