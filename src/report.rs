@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::bounds::{Bound, Bounds, ScheduleBounds};
 use crate::instance::Instance;
-use crate::schedule::{Report, Rule};
+use crate::schedule::{Report, Rule, Usage};
 use crate::solve::SolveResult;
 
 /// A JSON number for a u128 time: a number when it fits u64, else a string.
@@ -26,12 +26,14 @@ fn counts_json(rep: &Report) -> Value {
 }
 
 /// The machine-readable verdict of `tmin check`, with `bound` a legal
-/// schedule's distance to the proven bounds (`tmin check --bound`).
+/// schedule's distance to the proven bounds (`tmin check --bound`) and
+/// `usage` where its time goes (`tmin check --usage`).
 pub fn check_json(
     instance: &str,
     schedule: &str,
     rep: &Report,
     bound: Option<&ScheduleBounds>,
+    usage: Option<&Usage>,
 ) -> Value {
     let violations: Vec<Value> = rep
         .violations
@@ -73,11 +75,90 @@ pub fn check_json(
         v["tilings_bound_source"] = json!(b.tilings.source);
         v["tilings_gap"] = json!(crate::solve::gap(ms, u128::from(b.tilings.value)));
     }
+    if let Some(u) = usage {
+        v["usage"] = usage_json(u);
+    }
     v
 }
 
-/// The human verdict of `tmin check`.
-pub fn check_text(rep: &Report, bound: Option<&ScheduleBounds>) -> String {
+/// The `"usage"` object of `check_json` (also `tmin.check(usage=True)`).
+pub fn usage_json(u: &Usage) -> Value {
+    let memory: Vec<Value> = u
+        .memory
+        .iter()
+        .map(|m| {
+            json!({"type": m.id, "size": m.size, "peak": num(m.peak),
+                   "held": num(m.held), "run": num(m.run)})
+        })
+        .collect();
+    let cores: Vec<Value> = u
+        .cores
+        .iter()
+        .map(|c| json!({"type": c.id, "cores": c.cores, "busy": num(c.busy)}))
+        .collect();
+    let c = &u.chain;
+    json!({
+        "memory": memory,
+        "cores": cores,
+        "chain": {
+            "nodes": c.nodes, "ops": c.ops, "start": num(c.start), "work": num(c.work),
+            "wait_cores_busy": num(c.wait_cores_busy), "wait_core_free": num(c.wait_core_free),
+        },
+    })
+}
+
+/// `usage` as lines of text (`tmin check --usage`).
+fn usage_text(s: &mut String, u: &Usage) {
+    // A share of `part` in `whole`, in per cent (0 for an empty whole).
+    let pc = |part: u128, whole: u128| {
+        if whole == 0 {
+            0.0
+        } else {
+            100.0 * part as f64 / whole as f64
+        }
+    };
+    let ms = u.makespan;
+    for m in &u.memory {
+        let whole = u128::from(m.size) * ms;
+        let _ = write!(
+            s,
+            "memory type {} (size {}): peak {} ({:.1}%), held {:.1}% of size x makespan",
+            m.id,
+            m.size,
+            m.peak,
+            pc(m.peak, u128::from(m.size)),
+            pc(m.held, whole),
+        );
+        let _ = if m.run > 0 {
+            writeln!(
+                s,
+                ", {:.2} x as long as its nodes run",
+                m.held as f64 / m.run as f64
+            )
+        } else {
+            writeln!(s)
+        };
+    }
+    for c in &u.cores {
+        let _ = writeln!(
+            s,
+            "core type {} ({} cores): busy {:.1}% of cores x makespan",
+            c.id,
+            c.cores,
+            pc(c.busy, u128::from(c.cores) * ms)
+        );
+    }
+    let c = &u.chain;
+    let _ = writeln!(
+        s,
+        "critical chain: {} nodes of {} ops from t={}: runs {}, waits {} with every core of its type busy and {} with one free (memory or order)",
+        c.nodes, c.ops, c.start, c.work, c.wait_cores_busy, c.wait_core_free
+    );
+}
+
+/// The human verdict of `tmin check` (with `bound` and `usage` as in
+/// `check_json`).
+pub fn check_text(rep: &Report, bound: Option<&ScheduleBounds>, usage: Option<&Usage>) -> String {
     let mut s = String::new();
     if rep.is_legal() {
         let ms = rep.makespan.unwrap_or(0);
@@ -109,6 +190,9 @@ pub fn check_text(rep: &Report, bound: Option<&ScheduleBounds>) -> String {
                     )
                 };
             }
+        }
+        if let Some(u) = usage {
+            usage_text(&mut s, u);
         }
         return s;
     }

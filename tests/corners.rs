@@ -230,6 +230,77 @@ fn combinatorial_bounds_never_pass_the_optimum() {
     tight.assert_tight(COMBINATORIAL);
 }
 
+/// `tmin check --usage` on the brute force's optimal schedule of every case
+/// that has one: each memory type's held amount is the sum over its nodes
+/// of demand times `R(x, m) - start(x)` with `R` as problem.md §4 rule 4
+/// defines it (recomputed here node by node, not by the validator's
+/// sweep), at least the run area and at most size x makespan, the peak at
+/// most the size; each core type's load at most cores x makespan; and the
+/// critical chain's start, runs and waits add up to the makespan. Some case
+/// has a hold beyond its node's run and some chain a wait.
+#[test]
+fn usage_accounts_for_every_optimal_brute_schedule() {
+    let (mut longer_holds, mut waits) = (0, 0);
+    for seed in 1..=cases() {
+        let c = Case::new(seed);
+        let Some(opt) = c.brute.optimum else { continue };
+        let sched = c.brute.schedule_text();
+        let (rep, usage) =
+            tmin::schedule::check_reader_with_usage(&c.inst, sched.as_bytes(), "brute", 10, true)
+                .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        assert!(rep.is_legal(), "seed {seed}");
+        let u = usage.unwrap_or_else(|| panic!("seed {seed}: no usage of a legal schedule"));
+        assert_eq!(u.makespan, opt, "seed {seed}");
+        let choice = rep.choice.clone().expect("a legal schedule has tilings");
+        let g = tmin::graph::NodeGraph::new(&c.inst, choice).expect("its node graph");
+        let read = tmin::schedule::read_schedule(&c.inst, sched.as_bytes(), "brute", 10)
+            .expect("read")
+            .schedule
+            .expect("a schedule");
+        let start = |v: u32| u128::from(read.start[v as usize]);
+        let end = |v: u32| start(v) + u128::from(g.dur(v));
+        for (m, mu) in u.memory.iter().enumerate() {
+            let m = m as tmin::instance::TypeIdx;
+            let mut held = 0u128;
+            for v in 0..g.n_nodes() as u32 {
+                let d = u128::from(g.demand(v, m));
+                if d == 0 {
+                    continue;
+                }
+                let mut r = end(v);
+                g.for_each_succ(v, |y| {
+                    if g.demand(y, m) > 0 {
+                        r = r.max(start(y));
+                    }
+                });
+                held += d * (r - start(v));
+                longer_holds += usize::from(r > end(v));
+            }
+            assert_eq!(
+                mu.held, held,
+                "seed {seed}: memory type {}\n{}",
+                mu.id, c.text
+            );
+            assert!(mu.run <= mu.held, "seed {seed}");
+            assert!(mu.held <= u128::from(mu.size) * opt, "seed {seed}");
+            assert!(mu.peak <= u128::from(mu.size), "seed {seed}");
+        }
+        for cu in &u.cores {
+            assert!(cu.busy <= u128::from(cu.cores) * opt, "seed {seed}");
+        }
+        let ch = &u.chain;
+        assert_eq!(
+            ch.start + ch.work + ch.wait_cores_busy + ch.wait_core_free,
+            opt,
+            "seed {seed}: {ch:?}\n{}",
+            c.text
+        );
+        waits += usize::from(ch.wait_cores_busy + ch.wait_core_free > 0);
+    }
+    eprintln!("{longer_holds} holds beyond their run, {waits} chains with a wait");
+    assert!(longer_holds > 0 && waits > 0);
+}
+
 /// The bounds for one tiling choice (`tmin check --bound`'s "with these
 /// tilings") against the brute force's least makespan with that choice,
 /// on every choice of every case that has a legal schedule: never above

@@ -9,7 +9,7 @@ use pyo3::types::{PyDict, PyString};
 use super::instance::Instance;
 use super::parse_error;
 use super::solve::Result as SolveResult;
-use crate::schedule::{Report, Row};
+use crate::schedule::{Report, Row, Usage};
 
 /// A schedule as a Python caller gives it.
 pub(crate) enum ScheduleArg {
@@ -98,21 +98,35 @@ impl ScheduleArg {
         inst: &crate::instance::Instance,
         limit: usize,
     ) -> Result<Report, crate::error::InputError> {
+        Ok(self.report_with_usage(inst, limit, false)?.0)
+    }
+
+    /// `report`, and with `usage` a legal schedule's `Usage` (`tmin check
+    /// --usage`).
+    fn report_with_usage(
+        &self,
+        inst: &crate::instance::Instance,
+        limit: usize,
+        usage: bool,
+    ) -> Result<(Report, Option<Usage>), crate::error::InputError> {
+        use crate::schedule::{check_outcome_with_usage, check_reader_with_usage};
         use std::io::BufReader;
         match self {
             ScheduleArg::Text(t) => {
-                crate::schedule::check_reader(inst, t.as_bytes(), "<string>", limit)
+                check_reader_with_usage(inst, t.as_bytes(), "<string>", limit, usage)
             }
-            ScheduleArg::File(p) => crate::schedule::check_reader(
+            ScheduleArg::File(p) => check_reader_with_usage(
                 inst,
                 BufReader::new(crate::error::open_file(p)?),
                 &p.display().to_string(),
                 limit,
+                usage,
             ),
-            ScheduleArg::Rows(r) => Ok(crate::schedule::check_outcome(
+            ScheduleArg::Rows(r) => Ok(check_outcome_with_usage(
                 inst,
                 crate::schedule::schedule_from_rows(inst, r, limit),
                 limit,
+                usage,
             )),
         }
     }
@@ -190,6 +204,9 @@ pub(crate) struct Verdict {
     tilings_lower_bound: Option<u64>,
     #[pyo3(get)]
     tilings_bound_source: Option<String>,
+    /// With `usage=True`, of a legal schedule: `tmin check --usage --json`'s
+    /// `"usage"` object.
+    usage: Option<serde_json::Value>,
 }
 
 impl Verdict {
@@ -212,6 +229,19 @@ impl Verdict {
 
     fn __bool__(&self) -> bool {
         self.legal
+    }
+
+    /// Where a legal schedule's time goes, with `usage=True`: `{"memory":
+    /// [{"type", "size", "peak", "held", "run"}], "cores": [{"type",
+    /// "cores", "busy"}], "chain": {"nodes", "ops", "start", "work",
+    /// "wait_cores_busy", "wait_core_free"}}` (docs/cli.md, `tmin check
+    /// --usage`); else None.
+    #[getter]
+    fn usage<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.usage
+            .as_ref()
+            .map(|u| super::json_to_py(py, u))
+            .transpose()
     }
 
     /// `(makespan - lower_bound) / makespan`, with `bound=True` on a legal
@@ -243,21 +273,23 @@ impl Verdict {
 /// schedule that breaks rules is an illegal `Verdict`, listing the first
 /// `max_violations` with the rows they involve. With `bound`, a legal
 /// schedule's verdict also holds the proven lower bounds, for the instance
-/// and for its own tilings (`tmin check --bound`).
+/// and for its own tilings (`tmin check --bound`); with `usage`, where its
+/// time goes (`tmin check --usage`).
 #[pyfunction]
-#[pyo3(signature = (instance, schedule, max_violations = 20, bound = false))]
+#[pyo3(signature = (instance, schedule, max_violations = 20, bound = false, usage = false))]
 pub(crate) fn check(
     py: Python<'_>,
     instance: &Instance,
     schedule: &Bound<'_, PyAny>,
     max_violations: usize,
     bound: bool,
+    usage: bool,
 ) -> PyResult<Verdict> {
     let arg = ScheduleArg::from_py(schedule)?;
     let inst = instance.inner.clone();
-    let (rep, involved, bounds) = py
+    let (rep, used, involved, bounds) = py
         .detach(|| -> Result<_, crate::error::InputError> {
-            let rep = arg.report(&inst, max_violations)?;
+            let (rep, used) = arg.report_with_usage(&inst, max_violations, usage)?;
             // The rows a violation names: only for an illegal schedule
             // (text is read again, its rows kept this time).
             let involved = if rep.is_legal() {
@@ -278,10 +310,12 @@ pub(crate) fn check(
             let bounds = bound
                 .then(|| crate::pipeline::bounds::schedule_bounds(&inst, &rep))
                 .flatten();
-            Ok((rep, involved, bounds))
+            Ok((rep, used, involved, bounds))
         })
         .map_err(|e| parse_error(py, &e))?;
-    verdict(py, rep, involved, bounds)
+    let mut v = verdict(py, rep, involved, bounds)?;
+    v.usage = used.as_ref().map(crate::report::usage_json);
+    Ok(v)
 }
 
 fn verdict(
@@ -323,5 +357,6 @@ fn verdict(
         bound_source: bounds.as_ref().map(|b| b.instance.source.clone()),
         tilings_lower_bound: bounds.as_ref().map(|b| b.tilings.value),
         tilings_bound_source: bounds.map(|b| b.tilings.source),
+        usage: None,
     })
 }

@@ -6,7 +6,7 @@
 use std::fmt;
 use std::io::Read;
 
-use super::{Schedule, end, read_schedule};
+use super::{Schedule, Usage, end, read_schedule};
 use crate::error::InputResult;
 use crate::graph::NodeGraph;
 use crate::instance::{Instance, TypeIdx};
@@ -171,31 +171,63 @@ pub fn check_reader<R: Read>(
     name: &str,
     limit: usize,
 ) -> InputResult<Report> {
-    Ok(check_outcome(
-        inst,
-        read_schedule(inst, src, name, limit)?,
-        limit,
-    ))
+    Ok(check_reader_with_usage(inst, src, name, limit, false)?.0)
 }
 
 /// The verdict on rows already resolved (`read_schedule`,
 /// `schedule_from_rows`): their structure violations, or every rule of
 /// the schedule they make.
 pub fn check_outcome(inst: &Instance, read: super::ReadOutcome, limit: usize) -> Report {
+    check_outcome_with_usage(inst, read, limit, false).0
+}
+
+/// `check_reader`, and with `usage` where the schedule is legal, its
+/// `Usage` (`tmin check --usage`).
+pub fn check_reader_with_usage<R: Read>(
+    inst: &Instance,
+    src: R,
+    name: &str,
+    limit: usize,
+    usage: bool,
+) -> InputResult<(Report, Option<Usage>)> {
+    Ok(check_outcome_with_usage(
+        inst,
+        read_schedule(inst, src, name, limit)?,
+        limit,
+        usage,
+    ))
+}
+
+/// `check_outcome`, and with `usage` where the schedule is legal, its
+/// `Usage`.
+pub fn check_outcome_with_usage(
+    inst: &Instance,
+    read: super::ReadOutcome,
+    limit: usize,
+    usage: bool,
+) -> (Report, Option<Usage>) {
     let rows = read.rows;
     match verdict(inst, read) {
-        Ok((sched, g)) => Report {
-            violations: check(&g, &sched, limit),
-            makespan: Some(sched.makespan(&g)),
-            rows,
-            choice: Some(sched.choice),
-        },
-        Err(violations) => Report {
-            violations,
-            makespan: None,
-            rows,
-            choice: None,
-        },
+        Ok((sched, g)) => {
+            let violations = check(&g, &sched, limit);
+            let used = (usage && violations.is_empty()).then(|| super::usage::usage(&g, &sched));
+            let rep = Report {
+                violations,
+                makespan: Some(sched.makespan(&g)),
+                rows,
+                choice: Some(sched.choice),
+            };
+            (rep, used)
+        }
+        Err(violations) => {
+            let rep = Report {
+                violations,
+                makespan: None,
+                rows,
+                choice: None,
+            };
+            (rep, None)
+        }
     }
 }
 

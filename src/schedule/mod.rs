@@ -4,16 +4,18 @@
 mod check;
 mod cores;
 mod io;
+mod usage;
 
 pub use check::{
-    Report, Rule, Violation, Violations, check, check_outcome, check_reader, legal_schedule,
-    memory_profile,
+    Report, Rule, Violation, Violations, check, check_outcome, check_outcome_with_usage,
+    check_reader, check_reader_with_usage, legal_schedule, memory_profile,
 };
 pub use cores::{CoreShortage, assign_cores};
 pub use io::{
     ReadOutcome, Row, parse_rows, read_schedule, read_schedule_until, rows_of, schedule_from_rows,
     write_rows, write_schedule,
 };
+pub use usage::{Chain, CoreUse, MemoryUse, Usage, usage};
 
 use crate::graph::NodeGraph;
 

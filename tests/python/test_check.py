@@ -79,6 +79,50 @@ def test_bounds_agree_with_the_cli(cli, root, instance, schedule):
     assert plain.lower_bound is None and plain.tilings_gap is None
 
 
+@pytest.mark.parametrize("instance,schedule", PAIRS)
+def test_usage_agrees_with_the_cli(cli, root, instance, schedule):
+    """check(usage=True) gives a legal schedule `tmin check --usage --json`'s usage, from a
+    file, its text and its rows; an illegal one none, here as there."""
+    out = subprocess.run(
+        [cli, "check", str(root / instance), str(root / schedule), "--json", "--usage"],
+        capture_output=True,
+        text=True,
+    )
+    want = json.loads(out.stdout)
+    inst = tmin.Instance.read(root / instance)
+    text = (root / schedule).read_text()
+    for given in (root / schedule, text, json.loads(text) if text.lstrip().startswith("[") else text):
+        got = tmin.check(inst, given, usage=True)
+        assert got.usage == want.get("usage")
+    assert tmin.check(inst, root / schedule).usage is None
+
+
+def test_usage_counts_a_hold_until_the_successor_and_a_wait_for_the_core():
+    # One core, memory 20: op 1 (5 units, 10 of memory) at 0, op 3 (3 units,
+    # no memory) at 5, op 2 (3 units, 10 of memory; edge 1 -> 2) at 8. Op 1
+    # holds until op 2 starts: 10 x 8 + 10 x 3 = 110 held against 80 run;
+    # the chain (op 1, op 2) runs 8 and waits 3 for the busy core.
+    text = (
+        "SetSocInfo([[0,1]],[[0,20]])\n"
+        "AddOpInfo(1,1,0,[],[[1,0,5]],[[1,0,10]])\n"
+        "AddOpInfo(2,1,0,[],[[1,0,3]],[[1,0,10]])\n"
+        "AddOpInfo(3,1,0,[],[[1,0,3]],[])\n"
+        "GetInferenceScheResult([[1,2]],[[1,1,1],[2,2,1],[3,3,1]])\n"
+    )
+    inst = tmin.Instance.parse(text, "hold")
+    u = tmin.check(inst, [(1, 0, 1, 0, 0), (3, 0, 1, 5, 0), (2, 0, 1, 8, 0)], usage=True).usage
+    assert u["memory"] == [{"type": 0, "size": 20, "peak": 10, "held": 110, "run": 80}]
+    assert u["cores"] == [{"type": 0, "cores": 1, "busy": 11}]
+    assert u["chain"] == {
+        "nodes": 2,
+        "ops": 2,
+        "start": 0,
+        "work": 8,
+        "wait_cores_busy": 3,
+        "wait_core_free": 0,
+    }
+
+
 def test_bounds_split_the_order_from_the_tilings():
     # One op, two one-node tilings of 10 and 30 units: the instance's bound
     # is 10; no schedule with the slow tiling ends before 30. Started at 5

@@ -1,10 +1,11 @@
-//! `tmin check`: every rule of a schedule, and with --bound its gap to the
-//! proven bounds and to the bounds for its own tilings.
+//! `tmin check`: every rule of a schedule, with --bound its gap to the
+//! proven bounds and to the bounds for its own tilings, with --usage where
+//! its time goes.
 
 use std::process::ExitCode;
 
 use tmin::report;
-use tmin::schedule::check_reader;
+use tmin::schedule::check_reader_with_usage;
 
 use crate::io::{Failure, open_input, print_out, read_instance};
 
@@ -16,6 +17,7 @@ pub(crate) fn check_cmd(
     json: bool,
     max_violations: usize,
     bound: bool,
+    usage: bool,
 ) -> Result<ExitCode, Failure> {
     if instance.as_os_str() == "-" && schedule.as_os_str() == "-" {
         return Err(Failure::Usage(
@@ -25,16 +27,22 @@ pub(crate) fn check_cmd(
     let t0 = std::time::Instant::now();
     let inst = read_instance(instance)?;
     let (src, name) = open_input(schedule)?;
-    let rep = check_reader(&inst, std::io::BufReader::new(src), &name, max_violations)?;
+    let (rep, use_) = check_reader_with_usage(
+        &inst,
+        std::io::BufReader::new(src),
+        &name,
+        max_violations,
+        usage,
+    )?;
     log::info!("checked in {:.3} s", t0.elapsed().as_secs_f64());
     let bounds = bound
         .then(|| tmin::pipeline::bounds::schedule_bounds(&inst, &rep))
         .flatten();
     if json {
-        let v = report::check_json(&inst.name, &name, &rep, bounds.as_ref());
+        let v = report::check_json(&inst.name, &name, &rep, bounds.as_ref(), use_.as_ref());
         print_out(&format!("{v}\n"))?;
     } else {
-        print_out(&report::check_text(&rep, bounds.as_ref()))?;
+        print_out(&report::check_text(&rep, bounds.as_ref(), use_.as_ref()))?;
     }
     Ok(ExitCode::from(if rep.is_legal() { 0 } else { 1 }))
 }

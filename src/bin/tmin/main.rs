@@ -85,6 +85,12 @@ enum Cmd {
         /// its order alone may lose).
         #[arg(long)]
         bound: bool,
+        /// Also show where a legal schedule's time goes: each memory type's
+        /// peak and how long it is held against how long its nodes run, each
+        /// core type's load, and the critical chain's runs and waits
+        /// (docs/cli.md, "tmin check").
+        #[arg(long)]
+        usage: bool,
     },
     /// Find a schedule: makespan, proven lower bound and proof status.
     Solve(SolveArgs),
@@ -249,7 +255,8 @@ fn run(cli: Cli, t0: Instant) -> Result<ExitCode, Failure> {
             json,
             max_violations,
             bound,
-        } => check_cmd(&instance, &schedule, json, max_violations, bound),
+            usage,
+        } => check_cmd(&instance, &schedule, json, max_violations, bound, usage),
         Cmd::Solve(a) => solve(a, t0),
         Cmd::CertifyCheck {
             dir,

@@ -1,0 +1,218 @@
+//! Where a legal schedule's time goes (`tmin check --usage`): how long each
+//! memory type is held against how long its nodes run, how busy each core
+//! type is, and the waits of the schedule's critical chain.
+//!
+//! The chain is the schedule's own account of its makespan. Start from a
+//! node that ends last and step back to a predecessor that ends last until a
+//! node has none. Each step's node starts at or after that predecessor's end
+//! (precedence), so the makespan is the first node's start plus, over the
+//! chain, every node's run and every node's wait `start - ready`, where
+//! `ready` is the latest end of its predecessors: the sum telescopes. A wait
+//! with every core of the node's type busy is the cores'; a wait with one
+//! free is memory's or the order's (nothing else holds a ready node back).
+
+use crate::graph::NodeGraph;
+use crate::instance::TypeIdx;
+
+use super::{Schedule, end, memory_profile};
+
+/// One memory type's use over `[0, makespan)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemoryUse {
+    /// The type's id, as in the input.
+    pub id: u32,
+    pub size: u64,
+    /// The most held at an instant.
+    pub peak: u128,
+    /// The held amount integrated over time (problem.md §4 rule 4: from a
+    /// node's start until its release).
+    pub held: u128,
+    /// The part of `held` while the nodes run: demand times duration.
+    pub run: u128,
+}
+
+/// One core type's use over `[0, makespan)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CoreUse {
+    /// The type's id, as in the input.
+    pub id: u32,
+    pub cores: u32,
+    /// The durations of its nodes, added up.
+    pub busy: u128,
+}
+
+/// The schedule's critical chain (module comment):
+/// `start + work + wait_cores_busy + wait_core_free` is the makespan.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Chain {
+    pub nodes: usize,
+    /// Ops with a node on the chain.
+    pub ops: usize,
+    /// The start of its first node (one without predecessors).
+    pub start: u128,
+    /// Its nodes' durations.
+    pub work: u128,
+    /// Waits of its nodes while every core of their type was busy.
+    pub wait_cores_busy: u128,
+    /// Waits of its nodes while a core of their type was free.
+    pub wait_core_free: u128,
+}
+
+/// What `usage` finds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Usage {
+    pub makespan: u128,
+    pub memory: Vec<MemoryUse>,
+    pub cores: Vec<CoreUse>,
+    pub chain: Chain,
+}
+
+/// The use of a legal schedule `s` of graph `g` (the validator's hold rule,
+/// `memory_profile`, for the memory).
+pub fn usage(g: &NodeGraph, s: &Schedule) -> Usage {
+    let platform = &g.inst.platform;
+    let memory = platform
+        .mems
+        .iter()
+        .enumerate()
+        .map(|(m, t)| {
+            let m = m as TypeIdx;
+            let steps = memory_profile(g, s, m);
+            let held = steps.windows(2).map(|w| w[0].1 * (w[1].0 - w[0].0)).sum();
+            let run = (0..g.n_nodes() as u32)
+                .map(|v| u128::from(g.demand(v, m)) * u128::from(g.dur(v)))
+                .sum();
+            MemoryUse {
+                id: t.id,
+                size: t.size,
+                peak: steps.iter().map(|p| p.1).max().unwrap_or(0),
+                held,
+                run,
+            }
+        })
+        .collect();
+    let busy = busy_steps(g, s);
+    let cores = platform
+        .cores
+        .iter()
+        .enumerate()
+        .map(|(c, t)| CoreUse {
+            id: t.id,
+            cores: t.count,
+            busy: (0..g.n_nodes() as u32)
+                .filter(|&v| g.core[v as usize] as usize == c)
+                .map(|v| u128::from(g.dur(v)))
+                .sum(),
+        })
+        .collect();
+    Usage {
+        makespan: s.makespan(g),
+        memory,
+        cores,
+        chain: chain(g, s, &busy),
+    }
+}
+
+/// Per core type, the number of its nodes running as steps `(t, from t on)`
+/// in increasing `t` (zero-duration nodes occupy nothing).
+fn busy_steps(g: &NodeGraph, s: &Schedule) -> Vec<Vec<(u128, u32)>> {
+    let mut events: Vec<Vec<(u128, i64)>> = vec![Vec::new(); g.inst.platform.cores.len()];
+    for v in 0..g.n_nodes() as u32 {
+        if g.dur(v) > 0 {
+            let from = s.start[v as usize];
+            let e = &mut events[g.core[v as usize] as usize];
+            e.push((u128::from(from), 1));
+            e.push((end(from, g.dur(v)), -1));
+        }
+    }
+    events
+        .into_iter()
+        .map(|mut e| {
+            e.sort_unstable();
+            let mut out: Vec<(u128, u32)> = Vec::new();
+            let mut running = 0i64;
+            for (t, d) in e {
+                running += d;
+                match out.last_mut() {
+                    Some(last) if last.0 == t => last.1 = running as u32,
+                    _ => out.push((t, running as u32)),
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+/// How much of `[from, to)` a step function `steps` (as `busy_steps`
+/// builds) spends at `cores` or more.
+fn full_within(steps: &[(u128, u32)], cores: u32, from: u128, to: u128) -> u128 {
+    let first = steps.partition_point(|p| p.0 <= from).saturating_sub(1);
+    let mut full = 0;
+    for (k, &(t, n)) in steps.iter().enumerate().skip(first) {
+        if t >= to {
+            break;
+        }
+        let next = steps.get(k + 1).map_or(to, |p| p.0.min(to));
+        if n >= cores && next > from {
+            full += next - t.max(from);
+        }
+    }
+    full
+}
+
+fn chain(g: &NodeGraph, s: &Schedule, busy: &[Vec<(u128, u32)>]) -> Chain {
+    let end_of = |v: u32| end(s.start[v as usize], g.dur(v));
+    let Some(mut v) = (0..g.n_nodes() as u32).max_by_key(|&v| end_of(v)) else {
+        return Chain::default();
+    };
+    let mut c = Chain::default();
+    let mut ops: Vec<u32> = Vec::new();
+    loop {
+        c.nodes += 1;
+        c.work += u128::from(g.dur(v));
+        ops.push(g.node_op[v as usize]);
+        let mut last: Option<u32> = None;
+        g.for_each_pred(v, |p| {
+            if last.is_none_or(|l| end_of(p) > end_of(l)) {
+                last = Some(p);
+            }
+        });
+        let start = u128::from(s.start[v as usize]);
+        let Some(p) = last else {
+            c.start = start;
+            break;
+        };
+        let ready = end_of(p);
+        if start > ready {
+            let ct = g.core[v as usize] as usize;
+            let cores = g.inst.platform.cores[ct].count;
+            let full = full_within(&busy[ct], cores, ready, start);
+            c.wait_cores_busy += full;
+            c.wait_core_free += start - ready - full;
+        }
+        v = p;
+    }
+    ops.sort_unstable();
+    ops.dedup();
+    c.ops = ops.len();
+    c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `full_within` against a unit-by-unit count on a step function with
+    /// steps at, inside and beyond the windows asked.
+    #[test]
+    fn full_within_counts_each_instant_at_capacity() {
+        let steps = [(0u128, 1u32), (3, 2), (5, 1), (6, 2), (9, 0)];
+        let level = |t: u128| steps.iter().rev().find(|p| p.0 <= t).map_or(0, |p| p.1);
+        for from in 0..12u128 {
+            for to in from..12 {
+                let by_unit = (from..to).filter(|&t| level(t) >= 2).count() as u128;
+                assert_eq!(full_within(&steps, 2, from, to), by_unit, "[{from}, {to})");
+            }
+        }
+    }
+}
