@@ -594,6 +594,7 @@ impl Run<'_> {
             self.free_stats,
             &self.deadline.share(POLICY.warm_moves_share),
             &mut self.rng,
+            &self.progress,
         );
         let (choice, best) = out.best;
         self.choice = choice;

@@ -1131,13 +1131,15 @@ impl<'g, 'a> Searcher<'g, 'a> {
     /// of it with ties together (`Insertion::pass_of_starts`), and
     /// forward-backward from there (iterated local search). The list keeps
     /// the order of that pass, equal starts included, so that a kick
-    /// changes only what it moves. Returns the number of kicks.
+    /// changes only what it moves. Each shorter schedule goes to
+    /// `progress`. Returns the number of kicks.
     pub fn justify_kicked(
         &mut self,
         rng: &mut Rng,
         rounds: usize,
         target: u64,
         deadline: &Deadline,
+        progress: &Progress,
     ) -> usize {
         let Some((ins, start)) = self.justify_setup(target) else {
             return 0;
@@ -1172,6 +1174,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
             self.justify_from(&ins, st, rounds, target, deadline);
             if self.best.as_ref().is_some_and(|b| b.makespan < ms) {
                 better += 1;
+                self.offer_best(progress);
             }
         }
         log::debug!("justification kicks: {kicks}, {failed} failed, {better} better");
@@ -1391,6 +1394,14 @@ impl<'g, 'a> Searcher<'g, 'a> {
         );
     }
 
+    /// Offers the best schedule to the solve's events (`Progress::offer`).
+    fn offer_best(&self, progress: &Progress) {
+        if let Some(b) = &self.best {
+            let ms = u128::from(b.makespan);
+            progress.offer(self.g.inst, &b.schedule, ms, "list", || b.how.clone());
+        }
+    }
+
     /// Randomised sampling around the rules, with forward-backward on
     /// improvements; stops at the deadline, at `target`, or after `patience`
     /// passes in a row without a better makespan.
@@ -1420,14 +1431,16 @@ impl<'g, 'a> Searcher<'g, 'a> {
             // (results/archive/medium-tight-ab-justify.md).
             let kicks = patience == usize::MAX;
             self.justify(POLICY.justify_rounds, target, deadline);
+            self.offer_best(progress);
             let op_level = if kicks {
                 deadline.share(POLICY.op_level_share)
             } else {
                 deadline.clone()
             };
             self.insertion_search(rng, target, kicks, &op_level);
+            self.offer_best(progress);
             if kicks {
-                let _ = self.justify_kicked(rng, POLICY.justify_rounds, target, deadline);
+                let _ = self.justify_kicked(rng, POLICY.justify_rounds, target, deadline, progress);
             } else {
                 self.justify(POLICY.justify_rounds, target, deadline);
             }
@@ -1458,10 +1471,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
             if self.best.as_ref().map(|b| b.makespan) < before || before.is_none() {
                 stalled = 0;
                 self.forward_backward(3, target, deadline);
-                if let Some(b) = &self.best {
-                    let ms = u128::from(b.makespan);
-                    progress.offer(self.g.inst, &b.schedule, ms, "list", || b.how.clone());
-                }
+                self.offer_best(progress);
             } else {
                 stalled += 1;
             }
@@ -1689,16 +1699,29 @@ mod tests {
             Some(warm.makespan),
             "the rounds do not shorten it"
         );
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = seen.clone();
+        let events = crate::events::Events::to(move |e| {
+            if let crate::events::Event::Incumbent { makespan, .. } = e {
+                sink.lock().expect("events").push(*makespan);
+            }
+        });
         let kicks = s.justify_kicked(
             &mut Rng::new(1),
             POLICY.justify_rounds,
             0,
             &Deadline::after(std::time::Duration::from_millis(200)),
+            &Progress::new(false, events),
         );
         assert!(kicks > 0, "no kick");
         let best = s.best.as_ref().expect("a schedule");
         assert!(best.makespan <= warm.makespan);
         assert!(crate::schedule::check(&g, &best.schedule, 10).is_empty());
+        // A kick that shortens the schedule offers it to the solve's events
+        // at once (the first offer is never held back).
+        let seen = seen.lock().expect("events").clone();
+        assert_eq!(seen.is_empty(), best.makespan == warm.makespan, "{seen:?}");
+        assert!(seen.iter().all(|&m| m >= u128::from(best.makespan)));
     }
 
     /// An insertion pass whose nodes wait looks at the deadline while it

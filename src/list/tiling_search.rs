@@ -217,6 +217,13 @@ pub fn improve(
             quick_best = q;
             justified_from = Some(best.makespan);
         }
+        // A start that its own choice's evaluation beats (a poor warm
+        // start): the search goes on from the better schedule.
+        if let Some(f) = own.found
+            && f.makespan < best.makespan
+        {
+            best = f;
+        }
     }
     let mut moves = 0usize;
     let mut improved = 0usize;
@@ -406,7 +413,9 @@ fn draw_warm_move(
 /// forward-backward takes it (results/archive/medium-tight-ab-warm-moves.md), so it cannot
 /// judge moves near a schedule forward-backward made; this one starts next
 /// to that schedule. Until `deadline` or `lb`; the best choice and schedule
-/// (each kept schedule passed the validator) and a note.
+/// (each kept schedule passed the validator, and went to `progress` when
+/// kept) and a note.
+#[allow(clippy::too_many_arguments)]
 pub fn warm_moves(
     tl: &tiling::Tilings,
     flexible: &[u32],
@@ -415,6 +424,7 @@ pub fn warm_moves(
     mut stats: FreeStats,
     deadline: &Deadline,
     rng: &mut Rng,
+    progress: &Progress,
 ) -> Outcome {
     let inst = tl.inst;
     let (choice, mut best) = start;
@@ -442,6 +452,8 @@ pub fn warm_moves(
             && f.makespan < best.makespan
         {
             best = f;
+            let ms = u128::from(best.makespan);
+            progress.offer(inst, &best.schedule, ms, "list", || best.how.clone());
         }
         s.memory_binds()
     };
@@ -480,7 +492,10 @@ pub fn warm_moves(
         {
             kept += 1;
             best = f;
+            best.how = format!("warm tiling move {moves}, {}", best.how);
             g1 = g2;
+            let ms = u128::from(best.makespan);
+            progress.offer(inst, &best.schedule, ms, "list", || best.how.clone());
         }
     }
     let notes = if moves + bounded > 0 {
@@ -564,10 +579,58 @@ mod tests {
         );
     }
 
+    /// A start schedule longer than what its own choice's evaluation
+    /// reaches (here: a legal schedule delayed as a whole) is not kept:
+    /// the search returns the evaluation's schedule, even with no move
+    /// (`patience` 0).
+    #[test]
+    fn a_start_its_own_evaluation_beats_is_replaced() {
+        let inst = generate(&memory_tight(3, 12, (4, 8)))
+            .expect("an instance")
+            .instance;
+        let tl = tiling::Tilings::without(&inst, None);
+        let choice = tiling::initial_choice(&tl);
+        let deadline = Deadline::after(std::time::Duration::from_secs(60));
+        let mut stats = FreeStats::default();
+        let found = evaluate(&inst, choice.clone(), 0, None, true, &mut stats, &deadline)
+            .found
+            .expect("a schedule");
+        let g = NodeGraph::new(&inst, choice.clone()).expect("a graph");
+        // Every start later by 100: the holds move with their nodes, so
+        // the schedule stays legal, 100 longer.
+        let mut late = found.clone();
+        late.schedule.start.iter_mut().for_each(|s| *s += 100);
+        late.makespan += 100;
+        assert!(crate::schedule::check(&g, &late.schedule, 10).is_empty());
+        let out = improve(
+            &tl,
+            &tiling::flexible_ops(&tl),
+            (choice.clone(), late),
+            0,
+            true,
+            FreeStats::default(),
+            0,
+            0.0,
+            &deadline,
+            &mut Rng::new(1),
+            &crate::solve::Progress::new(false, crate::events::Events::default()),
+        );
+        let (c, f) = out.best;
+        assert_eq!(c, choice);
+        assert!(
+            f.makespan <= found.makespan,
+            "{} against {}",
+            f.makespan,
+            found.makespan
+        );
+        assert!(crate::schedule::check(&g, &f.schedule, 10).is_empty());
+    }
+
     /// Tiling moves judged from the best schedule end legal, no longer
     /// than where forward-backward alone takes the start, and on memory-
     /// tight instances below it, on another choice: what they keep is the
-    /// tiling's doing, not the rounds'.
+    /// tiling's doing, not the rounds'. Their improvements reach the
+    /// solve's events (`--progress`) as they are found.
     #[test]
     fn warm_tiling_moves_go_below_forward_backward_alone() {
         let mut below = 0;
@@ -589,16 +652,35 @@ mod tests {
             s.best = Some(start.clone());
             s.justify(8, 0, &long);
             let alone = s.best.as_ref().expect("a schedule").makespan;
+            let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+            let sink = seen.clone();
+            let events = crate::events::Events::to(move |e| {
+                if let crate::events::Event::Incumbent { makespan, .. } = e {
+                    sink.lock().expect("events").push(*makespan);
+                }
+            });
             let out = warm_moves(
                 &tl,
                 &tiling::flexible_ops(&tl),
-                (choice.clone(), start),
+                (choice.clone(), start.clone()),
                 0,
                 stats,
                 &Deadline::after(std::time::Duration::from_secs(1)),
                 &mut Rng::new(seed),
+                &crate::solve::Progress::new(false, events),
             );
             let (c, f) = out.best;
+            // Every improvement is offered as it is found (the first one
+            // at once; later ones at most every half second).
+            let seen = seen.lock().expect("events").clone();
+            if f.makespan < start.makespan {
+                assert!(
+                    seen.first()
+                        .is_some_and(|&m| m < u128::from(start.makespan)),
+                    "seed {seed}: no incumbent offered ({seen:?})"
+                );
+            }
+            assert!(seen.iter().all(|&m| m >= u128::from(f.makespan)));
             let g2 = NodeGraph::new(&inst, c.clone()).expect("a graph");
             assert!(crate::schedule::check(&g2, &f.schedule, 10).is_empty());
             assert_eq!(f.schedule.choice, c);
