@@ -68,6 +68,23 @@ impl<'a> NodeGraph<'a> {
         self.inst.library.node_dur[self.node_lib[v as usize] as usize]
     }
 
+    /// The nodes' memory-time per memory type (demand times duration) and
+    /// their work per core type (durations), in one pass: the run areas and
+    /// loads every schedule of this graph has.
+    pub fn areas_and_loads(&self) -> (Vec<u128>, Vec<u128>) {
+        let platform = &self.inst.platform;
+        let mut area = vec![0u128; platform.mems.len()];
+        let mut work = vec![0u128; platform.cores.len()];
+        for v in 0..self.n_nodes() as u32 {
+            let d = u128::from(self.dur(v));
+            work[self.core[v as usize] as usize] += d;
+            for e in self.mems(v) {
+                area[e.mem as usize] += d * u128::from(e.amount);
+            }
+        }
+        (area, work)
+    }
+
     pub fn n_nodes(&self) -> usize {
         self.node_op.len()
     }

@@ -60,6 +60,15 @@ pub struct Found {
     pub list: Option<Vec<u32>>,
 }
 
+impl Found {
+    /// Offers this schedule of `inst` to the solve's events as the list
+    /// engine's (`Progress::offer`: validated, where anyone listens).
+    pub(crate) fn offer(&self, inst: &Instance, progress: &Progress) {
+        let ms = u128::from(self.makespan);
+        progress.offer(inst, &self.schedule, ms, ENGINE, || self.how.clone());
+    }
+}
+
 /// The list engine's own knobs.
 #[derive(Clone, Debug, Default)]
 pub struct ListOptions {
@@ -432,9 +441,7 @@ impl Run<'_> {
     /// Offers the best schedule to the solve's events (`Progress::offer`).
     fn offer_best(&self) {
         if let Some(b) = &self.best {
-            let ms = u128::from(b.makespan);
-            self.progress
-                .offer(self.inst, &b.schedule, ms, ENGINE, || b.how.clone());
+            b.offer(self.inst, &self.progress);
         }
     }
 

@@ -1397,8 +1397,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
     /// Offers the best schedule to the solve's events (`Progress::offer`).
     fn offer_best(&self, progress: &Progress) {
         if let Some(b) = &self.best {
-            let ms = u128::from(b.makespan);
-            progress.offer(self.g.inst, &b.schedule, ms, "list", || b.how.clone());
+            b.offer(self.g.inst, progress);
         }
     }
 

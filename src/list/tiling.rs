@@ -241,15 +241,7 @@ pub fn other_tiling(tl: &Tilings, op: u32, current: u32, rng: &mut super::priori
 /// load bound (per core type, the work over the cores). O(n).
 pub fn memory_is_bottleneck(g: &NodeGraph) -> bool {
     let platform = &g.inst.platform;
-    let mut area = vec![0u128; platform.mems.len()];
-    let mut work = vec![0u128; platform.cores.len()];
-    for v in 0..g.n_nodes() as u32 {
-        let d = u128::from(g.dur(v));
-        work[g.core[v as usize] as usize] += d;
-        for e in g.mems(v) {
-            area[e.mem as usize] += d * u128::from(e.amount);
-        }
-    }
+    let (area, work) = g.areas_and_loads();
     let ratio = |x: u128, per: u64| x as f64 / per.max(1) as f64;
     let memory = area
         .iter()

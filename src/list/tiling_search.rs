@@ -329,8 +329,7 @@ pub fn improve(
             quick_best = quick.unwrap_or(f.makespan);
             best = f;
             best.how = format!("tiling move {moves}, {}", best.how);
-            let ms = u128::from(best.makespan);
-            progress.offer(inst, &best.schedule, ms, "list", || best.how.clone());
+            best.offer(inst, progress);
         }
     }
     let mut notes = vec![Note::info(format!(
@@ -452,8 +451,7 @@ pub fn warm_moves(
             && f.makespan < best.makespan
         {
             best = f;
-            let ms = u128::from(best.makespan);
-            progress.offer(inst, &best.schedule, ms, "list", || best.how.clone());
+            best.offer(inst, progress);
         }
         s.memory_binds()
     };
@@ -494,8 +492,7 @@ pub fn warm_moves(
             best = f;
             best.how = format!("warm tiling move {moves}, {}", best.how);
             g1 = g2;
-            let ms = u128::from(best.makespan);
-            progress.offer(inst, &best.schedule, ms, "list", || best.how.clone());
+            best.offer(inst, progress);
         }
     }
     let notes = if moves + bounded > 0 {

@@ -313,9 +313,7 @@ pub(crate) fn check(
             Ok((rep, used, involved, bounds))
         })
         .map_err(|e| parse_error(py, &e))?;
-    let mut v = verdict(py, rep, involved, bounds)?;
-    v.usage = used.as_ref().map(crate::report::usage_json);
-    Ok(v)
+    verdict(py, rep, involved, bounds, used.as_ref())
 }
 
 fn verdict(
@@ -323,6 +321,7 @@ fn verdict(
     rep: Report,
     involved: Vec<Vec<usize>>,
     bounds: Option<crate::bounds::ScheduleBounds>,
+    usage: Option<&Usage>,
 ) -> PyResult<Verdict> {
     use crate::schedule::Rule;
     let violations = rep
@@ -357,6 +356,6 @@ fn verdict(
         bound_source: bounds.as_ref().map(|b| b.instance.source.clone()),
         tilings_lower_bound: bounds.as_ref().map(|b| b.tilings.value),
         tilings_bound_source: bounds.map(|b| b.tilings.source),
-        usage: None,
+        usage: usage.map(crate::report::usage_json),
     })
 }

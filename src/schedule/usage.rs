@@ -71,17 +71,15 @@ pub struct Usage {
 /// `memory_profile`, for the memory).
 pub fn usage(g: &NodeGraph, s: &Schedule) -> Usage {
     let platform = &g.inst.platform;
+    let (run, load) = g.areas_and_loads();
     let memory = platform
         .mems
         .iter()
+        .zip(run)
         .enumerate()
-        .map(|(m, t)| {
-            let m = m as TypeIdx;
-            let steps = memory_profile(g, s, m);
+        .map(|(m, (t, run))| {
+            let steps = memory_profile(g, s, m as TypeIdx);
             let held = steps.windows(2).map(|w| w[0].1 * (w[1].0 - w[0].0)).sum();
-            let run = (0..g.n_nodes() as u32)
-                .map(|v| u128::from(g.demand(v, m)) * u128::from(g.dur(v)))
-                .sum();
             MemoryUse {
                 id: t.id,
                 size: t.size,
@@ -95,14 +93,11 @@ pub fn usage(g: &NodeGraph, s: &Schedule) -> Usage {
     let cores = platform
         .cores
         .iter()
-        .enumerate()
-        .map(|(c, t)| CoreUse {
+        .zip(load)
+        .map(|(t, busy)| CoreUse {
             id: t.id,
             cores: t.count,
-            busy: (0..g.n_nodes() as u32)
-                .filter(|&v| g.core[v as usize] as usize == c)
-                .map(|v| u128::from(g.dur(v)))
-                .sum(),
+            busy,
         })
         .collect();
     Usage {
