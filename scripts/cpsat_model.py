@@ -4,10 +4,12 @@
 This is a peer to measure tmin against (scripts/bench-cpsat), never a part of tmin:
 it needs `ortools` from PyPI, which the benchmark script installs into a venv.
 
-Usage: cpsat_model.py INSTANCE --time-limit S [--workers 1] [--out SCHEDULE]
+Usage: cpsat_model.py INSTANCE --time-limit S [--workers 1] [--out SCHEDULE] [--fixed START]
 Prints one JSON line: status (optimal|feasible|infeasible|unknown), makespan,
 lower_bound, seconds, and writes the best schedule (problem.md section 5) to --out,
-so that `tmin check` can validate it.
+so that `tmin check` can validate it. With --fixed START (a legal schedule), every
+op keeps START's tiling and the search starts from START (a complete hint): whether
+CP-SAT improves the order of a given tiling choice, and its bound for that choice.
 
        cpsat_model.py --bench LIST DIR --time-limit S [--workers 1]
 Solves every instance of a `tmin bench` list file into DIR in `tmin bench`'s
@@ -81,7 +83,9 @@ class Tiling:
         self.total = sum(self.p.values())
 
 
-def build(soc, lib, graph):
+def build(soc, lib, graph, fixed=None):
+    """The model; with `fixed` (op -> tiling id, from a schedule's rows) only
+    those tilings, and an op without rows keeps an empty tiling."""
     cores, mem = soc
     op_edges, ops = graph
     m = cp_model.CpModel()
@@ -89,6 +93,8 @@ def build(soc, lib, graph):
     for oid, ot, sh in ops:
         cands = [Tiling(*e, cores, mem) for e in lib.get((ot, sh), [])]
         cands = [t for t in cands if t.usable]
+        if fixed is not None:
+            cands = [t for t in cands if (t.id == fixed[oid] if oid in fixed else not t.nodes)][:1]
         if not cands:
             return None
         tilings[oid] = cands
@@ -97,7 +103,7 @@ def build(soc, lib, graph):
     by_core = {}
     mk = m.NewIntVar(0, horizon, "mk")
     holds = {}  # mem type -> [(start, R, demand, presence)]
-    R = {}
+    R, size_of = {}, {}
     for oid, ts in tilings.items():
         lits = []
         for t in ts:
@@ -118,6 +124,7 @@ def build(soc, lib, graph):
                     R[oid, t.id, n, mt] = r
                     m.Add(r >= sv + p)
                     size = m.NewIntVar(0, horizon, "")
+                    size_of[oid, t.id, n, mt] = size
                     h = m.NewOptionalIntervalVar(sv, size, r, lit, "")
                     holds.setdefault(mt, []).append((h, d))
             for a, b in t.edges:
@@ -157,7 +164,41 @@ def build(soc, lib, graph):
     for mt, hs in holds.items():
         m.AddCumulative([h for h, _ in hs], [d for _, d in hs], mem[mt])
     m.Minimize(mk)
-    return m, tilings, y, s, mk
+    aux = dict(R=R, size=size_of, F=F, G=G, S=S, op_edges=op_edges)
+    return m, tilings, y, s, mk, aux
+
+
+def hint_start(m, tilings, y, s, mk, aux, start):
+    """A complete hint: `start` ((op, node) -> start, one tiling an op) and every
+    auxiliary variable at its least value under it (R: the release rule's)."""
+    T = {oid: ts[0] for oid, ts in tilings.items()}
+    end = {(o, n): start[o, n] + T[o].p[n] for o, t in T.items() for n in t.nodes}
+    for (o, _, n), v in s.items():
+        m.AddHint(v, start[o, n])
+    for v in y.values():
+        m.AddHint(v, 1)
+    S = {}
+    for (b, mt), v in aux["S"].items():
+        S[b, mt] = max([start[b, z] for z in T[b].sources if mt in T[b].dem.get(z, {})], default=0)
+        m.AddHint(v, S[b, mt])
+    for a, v in aux["F"].items():
+        m.AddHint(v, max([end[a, x] for x in T[a].sinks], default=0))
+    for b, v in aux["G"].items():
+        m.AddHint(v, min([start[b, z] for z in T[b].sources], default=0))
+    succ = {}
+    for a, b in aux["op_edges"]:
+        succ.setdefault(a, []).append(b)
+    for (o, tid, n, mt), v in aux["R"].items():
+        t = T[o]
+        r = end[o, n]
+        for a, b in t.edges:
+            if a == n and mt in t.dem.get(b, {}):
+                r = max(r, start[o, b])
+        if n in t.sinks:
+            r = max([r] + [S[b, mt] for b in succ.get(o, []) if (b, mt) in S])
+        m.AddHint(v, r)
+        m.AddHint(aux["size"][o, tid, n, mt], r - start[o, n])
+    m.AddHint(mk, max(end.values(), default=0))
 
 
 def schedule_rows(solver, tilings, y, s, cores):
@@ -181,14 +222,21 @@ def schedule_rows(solver, tilings, y, s, cores):
     return rows
 
 
-def solve(instance, time_limit, workers, out_path):
+def solve(instance, time_limit, workers, out_path, fixed_path=None):
     """Solves one instance; returns the JSON summary (and writes the schedule)."""
     t0 = time.time()
     soc, lib, graph = parse(instance)
-    built = build(soc, lib, graph)
+    fixed, start = None, None
+    if fixed_path:
+        rows = json.loads(open(fixed_path).read().replace("\n", ""))
+        fixed = {op: tid for op, tid, _, _, _ in rows}
+        start = {(op, n): st for op, _, n, st, _ in rows}
+    built = build(soc, lib, graph, fixed)
     if built is None:
         return dict(status="infeasible", makespan=None, lower_bound=None, seconds=time.time() - t0)
-    m, tilings, y, s, mk = built
+    m, tilings, y, s, mk, aux = built
+    if start is not None:
+        hint_start(m, tilings, y, s, mk, aux, start)
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = max(0.1, time_limit - (time.time() - t0))
     solver.parameters.num_workers = workers
@@ -256,11 +304,12 @@ def main():
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--out")
     ap.add_argument("--bench", nargs=2, metavar=("LIST", "DIR"))
+    ap.add_argument("--fixed", metavar="START", help="keep START's tilings and start from it")
     a = ap.parse_args()
     if a.bench:
         bench(a.bench[0], a.bench[1], a.time_limit, a.workers)
     elif a.instance:
-        print(json.dumps(solve(a.instance, a.time_limit, a.workers, a.out)))
+        print(json.dumps(solve(a.instance, a.time_limit, a.workers, a.out, a.fixed)))
         sys.stdout.flush()
     else:
         ap.error("an INSTANCE or --bench LIST DIR")

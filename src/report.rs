@@ -87,8 +87,11 @@ pub fn usage_json(u: &Usage) -> Value {
         .memory
         .iter()
         .map(|m| {
+            let p = &m.past;
             json!({"type": m.id, "size": m.size, "peak": num(m.peak),
-                   "held": num(m.held), "run": num(m.run)})
+                   "held": num(m.held), "run": num(m.run),
+                   "past": {"in_op": num(p.in_op), "op_sinks": num(p.op_sinks),
+                            "join": num(p.join), "successor_wait": num(p.successor_wait)}})
         })
         .collect();
     let cores: Vec<Value> = u
@@ -138,6 +141,18 @@ fn usage_text(s: &mut String, u: &Usage) {
         } else {
             writeln!(s)
         };
+        let p = &m.past;
+        let past = p.total();
+        if past > 0 {
+            let _ = writeln!(
+                s,
+                "  held past its nodes' ends, until: a successor in the op {:.0}%, the op's last sink {:.0}%, the successor op's other predecessors (joins) {:.0}%, the ready successor op starts {:.0}%",
+                pc(p.in_op, past),
+                pc(p.op_sinks, past),
+                pc(p.join, past),
+                pc(p.successor_wait, past)
+            );
+        }
     }
     for c in &u.cores {
         let _ = writeln!(

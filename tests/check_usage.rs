@@ -6,7 +6,7 @@
 use std::process::Command;
 
 use tmin::instance::parse_reader;
-use tmin::schedule::{Chain, Usage, check_reader_with_usage};
+use tmin::schedule::{Chain, Past, Usage, check_reader_with_usage};
 
 fn usage_of(instance: &str, schedule: &str) -> Usage {
     let inst = parse_reader(instance.as_bytes(), "inline.txt").unwrap_or_else(|e| panic!("{e}"));
@@ -45,6 +45,42 @@ AddOpInfo(4,1,0,[],[[1,0,1]],[])
 GetInferenceScheResult([[1,3],[3,4]],[[1,1,1],[2,2,1],[3,3,1],[4,4,1]])
 ";
 
+/// Four cores, memory 100; every node demands 10 of it but op 2's. Op 1:
+/// node 1 -> node 2 (2 units each) and node 3 (1 unit); op 2: one node of
+/// 10 units; op 3: one node of 1 unit, after ops 1 and 2 (a join). Node 1
+/// runs [0, 2), node 2 [4, 6), node 3 [0, 1), op 2 [0, 10), op 3 [12, 13).
+/// Node 1 holds until node 2 starts: 2 x 10 past its end, inside its op.
+/// Op 1's sinks (nodes 2 and 3) hold until op 3 starts at 12: op 1 ends at
+/// A = 6, op 3's other predecessor at J = 10. Node 3 (ends at 1): 5 x 10
+/// until its op's last sink, 4 x 10 of join, 2 x 10 of op 3 waiting once
+/// ready; node 2 (ends at 6): 0, 40, 20. So past = 20 + 50 + 80 + 40 = 190,
+/// run = 10 x (2 + 2 + 1 + 1) = 60, held = 250 (node 1 40, node 2 80,
+/// node 3 120, op 3 10).
+const HOLDS_PAST_THEIR_ENDS: &str = "SetSocInfo([[0,4]],[[0,100]])
+AddOpInfo(1,1,0,[[1,2]],[[1,0,2],[2,0,2],[3,0,1]],[[1,0,10],[2,0,10],[3,0,10]])
+AddOpInfo(2,1,0,[],[[1,0,10]],[])
+AddOpInfo(3,1,0,[],[[1,0,1]],[[1,0,10]])
+GetInferenceScheResult([[1,3],[2,3]],[[1,1,1],[2,2,1],[3,3,1]])
+";
+
+#[test]
+fn holds_past_their_nodes_ends_by_cause() {
+    let u = usage_of(
+        HOLDS_PAST_THEIR_ENDS,
+        "[[1,0,1,0,0],[1,0,2,4,0],[1,0,3,0,1],[2,0,1,0,2],[3,0,1,12,0]]",
+    );
+    let m = &u.memory[0];
+    assert_eq!((m.held, m.run), (250, 60));
+    let want = Past {
+        in_op: 20,
+        op_sinks: 50,
+        join: 80,
+        successor_wait: 40,
+    };
+    assert_eq!(m.past, want);
+    assert_eq!(m.run + m.past.total(), m.held);
+}
+
 #[test]
 fn a_wait_for_the_core_and_a_hold_until_the_successor() {
     let u = usage_of(WAITS_FOR_THE_CORE, "[[1,0,1,0,0],[3,0,1,5,0],[2,0,1,8,0]]");
@@ -54,6 +90,10 @@ fn a_wait_for_the_core_and_a_hold_until_the_successor() {
         (10, 110, 80)
     );
     assert_eq!((u.cores[0].cores, u.cores[0].busy), (1, 11));
+    // Op 1 (its op's only sink, op 2's only predecessor) holds 3 past its
+    // end while op 2 waits for the core.
+    assert_eq!(u.memory[0].past.successor_wait, 30);
+    assert_eq!(u.memory[0].past.total(), 30);
     let want = Chain {
         nodes: 2,
         ops: 2,
@@ -126,6 +166,10 @@ fn the_cli_prints_usage_of_legal_schedules_only() {
         "{text}"
     );
     assert!(
+        text.contains("held past its nodes' ends, until: a successor in the op 0%, the op's last sink 0%, the successor op's other predecessors (joins) 0%, the ready successor op starts 100%"),
+        "{text}"
+    );
+    assert!(
         text.contains("core type 0 (1 cores): busy 100.0%"),
         "{text}"
     );
@@ -139,6 +183,8 @@ fn the_cli_prints_usage_of_legal_schedules_only() {
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["usage"]["memory"][0]["held"], 110);
     assert_eq!(v["usage"]["memory"][0]["run"], 80);
+    assert_eq!(v["usage"]["memory"][0]["past"]["successor_wait"], 30);
+    assert_eq!(v["usage"]["memory"][0]["past"]["join"], 0);
     assert_eq!(v["usage"]["cores"][0]["busy"], 11);
     assert_eq!(v["usage"]["chain"]["wait_cores_busy"], 3);
     assert_eq!(v["usage"]["chain"]["work"], 8);

@@ -241,6 +241,8 @@ fn combinatorial_bounds_never_pass_the_optimum() {
 #[test]
 fn usage_accounts_for_every_optimal_brute_schedule() {
     let (mut longer_holds, mut waits) = (0, 0);
+    // Cases whose optimal schedule holds past node ends for each cause.
+    let mut causes = [0usize; 4];
     for seed in 1..=cases() {
         let c = Case::new(seed);
         let Some(opt) = c.brute.optimum else { continue };
@@ -282,6 +284,19 @@ fn usage_accounts_for_every_optimal_brute_schedule() {
                 mu.id, c.text
             );
             assert!(mu.run <= mu.held, "seed {seed}");
+            assert_eq!(
+                mu.run + mu.past.total(),
+                mu.held,
+                "seed {seed}: {:?}",
+                mu.past
+            );
+            let p = &mu.past;
+            for (k, part) in [p.in_op, p.op_sinks, p.join, p.successor_wait]
+                .into_iter()
+                .enumerate()
+            {
+                causes[k] += usize::from(part > 0);
+            }
             assert!(mu.held <= u128::from(mu.size) * opt, "seed {seed}");
             assert!(mu.peak <= u128::from(mu.size), "seed {seed}");
         }
@@ -297,8 +312,11 @@ fn usage_accounts_for_every_optimal_brute_schedule() {
         );
         waits += usize::from(ch.wait_cores_busy + ch.wait_core_free > 0);
     }
-    eprintln!("{longer_holds} holds beyond their run, {waits} chains with a wait");
+    eprintln!(
+        "{longer_holds} holds beyond their run, {waits} chains with a wait, causes {causes:?}"
+    );
     assert!(longer_holds > 0 && waits > 0);
+    assert!(causes.iter().all(|&k| k > 0), "{causes:?}");
 }
 
 /// The bounds for one tiling choice (`tmin check --bound`'s "with these

@@ -232,7 +232,8 @@ impl Verdict {
     }
 
     /// Where a legal schedule's time goes, with `usage=True`: `{"memory":
-    /// [{"type", "size", "peak", "held", "run"}], "cores": [{"type",
+    /// [{"type", "size", "peak", "held", "run", "past": {"in_op",
+    /// "op_sinks", "join", "successor_wait"}}], "cores": [{"type",
     /// "cores", "busy"}], "chain": {"nodes", "ops", "start", "work",
     /// "wait_cores_busy", "wait_core_free"}}` (docs/cli.md, `tmin check
     /// --usage`); else None.

@@ -136,9 +136,12 @@ pub(crate) fn json_to_py<'py>(
                 // Times beyond u64 are strings of their digits in the JSON
                 // (`report::num`); Python ints hold them exactly.
                 let wide = match (k.as_str(), x) {
-                    ("makespan" | "time" | "held" | "t_max", Value::String(s)) => {
-                        s.parse::<u128>().ok()
-                    }
+                    (
+                        "makespan" | "time" | "held" | "run" | "busy" | "start" | "work"
+                        | "wait_cores_busy" | "wait_core_free" | "in_op" | "op_sinks" | "join"
+                        | "successor_wait" | "t_max",
+                        Value::String(s),
+                    ) => s.parse::<u128>().ok(),
                     _ => None,
                 };
                 match wide {

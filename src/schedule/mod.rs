@@ -15,7 +15,7 @@ pub use io::{
     ReadOutcome, Row, parse_rows, read_schedule, read_schedule_until, rows_of, schedule_from_rows,
     write_rows, write_schedule,
 };
-pub use usage::{Chain, CoreUse, MemoryUse, Usage, usage};
+pub use usage::{Chain, CoreUse, MemoryUse, Past, Usage, usage};
 
 use crate::graph::NodeGraph;
 

@@ -10,6 +10,18 @@
 //! `ready` is the latest end of its predecessors: the sum telescopes. A wait
 //! with every core of the node's type busy is the cores'; a wait with one
 //! free is memory's or the order's (nothing else holds a ready node back).
+//!
+//! Held memory is what the nodes run plus, per node, its amount times
+//! `R - end` (its release after its end, problem.md §4.4): `held = run +
+//! past`. `Past` splits that second part by what set `R`. A same-type
+//! successor inside the op: `in_op`. Otherwise (a sink) the latest-starting
+//! same-type source of a successor op `b`, which starts no earlier than
+//! every sink of every predecessor op of `b` ends; so with `A` the end of the
+//! node's own op (its last sink) and `J` the latest end of `b`'s predecessor
+//! ops, `end <= A <= J <= R`, and `R - end` is `A - end` (`op_sinks`: the
+//! op's other sinks), `J - A` (`join`: another predecessor op of `b` ends
+//! later) and `R - J` (`successor_wait`: `b` was ready and waited for cores,
+//! memory or the order).
 
 use crate::graph::NodeGraph;
 use crate::instance::TypeIdx;
@@ -29,6 +41,28 @@ pub struct MemoryUse {
     pub held: u128,
     /// The part of `held` while the nodes run: demand times duration.
     pub run: u128,
+    /// The rest of `held`, by what kept each hold open (module comment).
+    pub past: Past,
+}
+
+/// Held memory past its nodes' ends, by cause (module comment); the four add
+/// up to `held - run`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Past {
+    /// Until a same-type successor inside the node's op starts.
+    pub in_op: u128,
+    /// A sink's, until its op's last sink ends.
+    pub op_sinks: u128,
+    /// From there until the successor op's other predecessor ops end.
+    pub join: u128,
+    /// From there until that successor op's source starts.
+    pub successor_wait: u128,
+}
+
+impl Past {
+    pub fn total(&self) -> u128 {
+        self.in_op + self.op_sinks + self.join + self.successor_wait
+    }
 }
 
 /// One core type's use over `[0, makespan)`.
@@ -72,6 +106,7 @@ pub struct Usage {
 pub fn usage(g: &NodeGraph, s: &Schedule) -> Usage {
     let platform = &g.inst.platform;
     let (run, load) = g.areas_and_loads();
+    let op_end = op_ends(g, s);
     let memory = platform
         .mems
         .iter()
@@ -86,6 +121,7 @@ pub fn usage(g: &NodeGraph, s: &Schedule) -> Usage {
                 peak: steps.iter().map(|p| p.1).max().unwrap_or(0),
                 held,
                 run,
+                past: past(g, s, m as TypeIdx, &op_end),
             }
         })
         .collect();
@@ -106,6 +142,74 @@ pub fn usage(g: &NodeGraph, s: &Schedule) -> Usage {
         cores,
         chain: chain(g, s, &busy),
     }
+}
+
+/// Per op, the latest end of its sinks (0 for an op with none).
+fn op_ends(g: &NodeGraph, s: &Schedule) -> Vec<u128> {
+    (0..g.n_ops() as u32)
+        .map(|op| {
+            g.sinks(op)
+                .map(|v| end(s.start[v as usize], g.dur(v)))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect()
+}
+
+/// Type `m`'s held memory past its nodes' ends, by cause (module comment).
+fn past(g: &NodeGraph, s: &Schedule, m: TypeIdx, op_end: &[u128]) -> Past {
+    // Per op, the latest start of its sources that demand m.
+    let src_latest: Vec<Option<u128>> = (0..g.n_ops() as u32)
+        .map(|op| {
+            g.sources(op)
+                .filter(|&v| g.demand(v, m) > 0)
+                .map(|v| u128::from(s.start[v as usize]))
+                .max()
+        })
+        .collect();
+    let mut p = Past::default();
+    for v in 0..g.n_nodes() as u32 {
+        let d = u128::from(g.demand(v, m));
+        if d == 0 {
+            continue;
+        }
+        let e = end(s.start[v as usize], g.dur(v));
+        let intra = g
+            .intra_succs(v)
+            .filter(|&w| g.demand(w, m) > 0)
+            .map(|w| u128::from(s.start[w as usize]))
+            .max()
+            .unwrap_or(0);
+        let op = g.node_op[v as usize];
+        let cross = if g.is_sink(v) {
+            g.op_succs(op)
+                .iter()
+                .filter_map(|&b| src_latest[b as usize].map(|t| (t, b)))
+                .max()
+        } else {
+            None
+        };
+        match cross {
+            Some((r, b)) if r > e && r >= intra => {
+                let a = op_end[op as usize];
+                let j = g
+                    .op_preds(b)
+                    .iter()
+                    .map(|&x| op_end[x as usize])
+                    .max()
+                    .unwrap_or(0);
+                // end <= A <= J <= R in a legal schedule; clamped all the same.
+                let a = a.clamp(e, r);
+                let j = j.clamp(a, r);
+                p.op_sinks += (a - e) * d;
+                p.join += (j - a) * d;
+                p.successor_wait += (r - j) * d;
+            }
+            _ if intra > e => p.in_op += (intra - e) * d,
+            _ => {}
+        }
+    }
+    p
 }
 
 /// Per core type, the number of its nodes running as steps `(t, from t on)`
