@@ -21,6 +21,7 @@ pub mod engine;
 pub mod frugal;
 pub mod in_turn;
 pub mod insertion;
+mod joins;
 pub mod justify;
 pub mod policy;
 pub mod priority;

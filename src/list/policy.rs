@@ -21,7 +21,7 @@ pub struct Policy {
     /// Its quick evaluations gain little after the first seconds, where the
     /// warm moves after it judge a move at the level forward-backward takes
     /// it and still keep moves when their share ends (the measurements:
-    /// results/medium-tight-ab.md).
+    /// results/archive/medium-tight-ab-drawn-moves.md).
     pub tiling_search_share: f64,
     /// The memory-blind order fitted to memory (a guide where no frugal
     /// order fits): at most this share of the time left, with at least
@@ -89,6 +89,11 @@ pub struct Policy {
     /// share of the time left: the kicks gain more (results/archive/medium-tight-ab-justify.md;
     /// the split itself is not tuned).
     pub op_level_share: f64,
+    /// The share of those kicks that are join kicks (`joins.rs`: a whole
+    /// op and its descendants later, or one and its ancestors earlier, so
+    /// that a join's predecessors end closer together); the rest move a
+    /// few nodes (results/tight-sides.md, "Join kicks").
+    pub join_kick_share: f64,
     /// Where memory binds and the engine has the time to itself, the share
     /// of the time after the tiling search that goes to tiling moves judged
     /// from the best schedule (`tiling_search::warm_moves`) before sampling
@@ -125,6 +130,7 @@ pub const POLICY: Policy = Policy {
     node_descent_max_nodes: 5_000,
     justify_rounds: 8,
     op_level_share: 0.3,
+    join_kick_share: 0.75,
     warm_moves_share: 0.7,
     insertion_max_nodes: 3_000_000,
 };

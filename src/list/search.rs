@@ -1124,9 +1124,11 @@ impl<'g, 'a> Searcher<'g, 'a> {
     }
 
     /// `justify` (where it has not run from the best schedule), then until
-    /// `deadline` or `target`: one to `KICK_NODES`
-    /// nodes of `kick_list` (the list whose pass gave the best schedule, or
-    /// that of the rounds' shortest pass) moved by up to
+    /// `deadline` or `target`: a kick of `kick_list` (the list whose pass
+    /// gave the best schedule, or that of the rounds' shortest pass),
+    /// `Policy::join_kick_share` of them join kicks (`joins::join_kick`:
+    /// a join's early predecessor op later or its late one earlier, with
+    /// their cones), the others one to `KICK_NODES` nodes moved by up to
     /// `NODE_MOVE` places (`node_move`: no edge crossed), an insertion pass
     /// of it with ties together (`Insertion::pass_of_starts`), and
     /// forward-backward from there (iterated local search). The list keeps
@@ -1158,9 +1160,17 @@ impl<'g, 'a> Searcher<'g, 'a> {
             ) else {
                 break;
             };
-            let mut pos = positions(&list);
-            for _ in 0..1 + rng.below_mod(KICK_NODES) {
-                let _ = node_move(g, &mut list, &mut pos, rng);
+            // A join kick on `Policy::join_kick_share` of the kicks
+            // (joins.rs), else node moves.
+            let joined = rng.chance(POLICY.join_kick_share)
+                && self.best.as_ref().is_some_and(|b| {
+                    super::joins::join_kick(g, &b.schedule.start, &mut list, rng).is_some()
+                });
+            if !joined {
+                let mut pos = positions(&list);
+                for _ in 0..1 + rng.below_mod(KICK_NODES) {
+                    let _ = node_move(g, &mut list, &mut pos, rng);
+                }
             }
             kicks += 1;
             let Some(st) = ins.pass_of_starts(&list, room(&ins, ms), deadline) else {

@@ -364,7 +364,7 @@ const BOUNDED_DRAWS: usize = 20;
 /// that bound (the binding resource's load, the choice's critical path)
 /// can be kept, and uniform draws mostly leave it alone. A draw's bound
 /// takes linear time, a judged move several insertion passes, so a few
-/// draws cost little beside it (results/medium-tight-ab.md).
+/// draws cost little beside it (results/archive/medium-tight-ab-drawn-moves.md).
 const DRAWS_PER_MOVE: usize = 8;
 
 /// Of `draws` random moves from `choice` (one flexible op to another of its
