@@ -33,8 +33,9 @@
 //! node kicks.
 //!
 //! The join is drawn with weight `gap` times the early op's sinks' demand
-//! (each in units of its type's size): the memory-time its sinks hold
-//! waiting for the late one, when they demand what `b` holds on.
+//! (each in units of its type's size): about the memory-time its sinks
+//! hold waiting for the late one (exactly that where `b`'s sources demand
+//! every type the sinks do).
 
 use super::priority::Rng;
 use crate::graph::NodeGraph;
@@ -60,7 +61,7 @@ pub(super) fn join_kick(
 ) -> Option<JoinKick> {
     let mems = &g.inst.platform.mems;
     let n_ops = g.n_ops() as u32;
-    let end_of = |v: u32| start[v as usize] + g.dur(v);
+    let end_of = |v: u32| start[v as usize].saturating_add(g.dur(v));
     let op_end: Vec<Option<u64>> = (0..n_ops).map(|o| g.sinks(o).map(end_of).max()).collect();
     let share = |o: u32| -> f64 {
         g.sinks(o)
@@ -103,7 +104,8 @@ pub(super) fn join_kick(
         pos[v as usize] = k;
     }
     if rng.chance(0.5) {
-        let k = list.partition_point(|&v| start[v as usize] <= first_start(early) + step);
+        let to = first_start(early).saturating_add(step);
+        let k = list.partition_point(|&v| start[v as usize] <= to);
         let roots = g.sources(early).filter(|&v| pos[v as usize] < k);
         let in_cone = cone(g, roots, |v| pos[v as usize] < k, true);
         regroup(&mut list[..k], &in_cone, false).then_some(JoinKick::Later(early))
