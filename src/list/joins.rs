@@ -99,10 +99,7 @@ pub(super) fn join_kick(
         .or(joins.last())?;
     let step = 1 + rng.below(gap);
     let first_start = |o: u32| g.sources(o).map(|v| start[v as usize]).min().unwrap_or(0);
-    let mut pos = vec![0usize; list.len()];
-    for (k, &v) in list.iter().enumerate() {
-        pos[v as usize] = k;
-    }
+    let pos = super::search::positions(list);
     if rng.chance(0.5) {
         let to = first_start(early).saturating_add(step);
         let k = list.partition_point(|&v| start[v as usize] <= to);

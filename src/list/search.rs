@@ -197,7 +197,7 @@ fn node_move(
 }
 
 /// Each node's index in `list` (a permutation of the nodes).
-fn positions(list: &[u32]) -> Vec<usize> {
+pub(super) fn positions(list: &[u32]) -> Vec<usize> {
     let mut pos = vec![0usize; list.len()];
     for (k, &v) in list.iter().enumerate() {
         pos[v as usize] = k;

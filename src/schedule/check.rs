@@ -503,14 +503,7 @@ struct Holds {
 impl Holds {
     fn new(g: &NodeGraph, s: &Schedule, m: TypeIdx) -> Self {
         let n_ops = g.n_ops();
-        let src_latest: Vec<Option<u64>> = (0..n_ops as u32)
-            .map(|op| {
-                g.sources(op)
-                    .filter(|&v| g.demand(v, m) > 0)
-                    .map(|v| s.start[v as usize])
-                    .max()
-            })
-            .collect();
+        let src_latest = sources_latest(g, s, m);
         let succ_latest: Vec<Option<u64>> = (0..n_ops as u32)
             .map(|a| {
                 g.op_succs(a)
@@ -555,6 +548,19 @@ impl Holds {
         }
         until
     }
+}
+
+/// Per op, the latest start of its sources that demand type `m` (`None`
+/// where none does): the sinks of its predecessor ops hold `m` until then.
+pub(super) fn sources_latest(g: &NodeGraph, s: &Schedule, m: TypeIdx) -> Vec<Option<u64>> {
+    (0..g.n_ops() as u32)
+        .map(|op| {
+            g.sources(op)
+                .filter(|&v| g.demand(v, m) > 0)
+                .map(|v| s.start[v as usize])
+                .max()
+        })
+        .collect()
 }
 
 /// Held memory of dense type `m` over time under the release rule of SPEC 4.4,

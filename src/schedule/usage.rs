@@ -26,6 +26,7 @@
 use crate::graph::NodeGraph;
 use crate::instance::TypeIdx;
 
+use super::check::sources_latest;
 use super::{Schedule, end, memory_profile};
 
 /// One memory type's use over `[0, makespan)`.
@@ -158,15 +159,7 @@ fn op_ends(g: &NodeGraph, s: &Schedule) -> Vec<u128> {
 
 /// Type `m`'s held memory past its nodes' ends, by cause (module comment).
 fn past(g: &NodeGraph, s: &Schedule, m: TypeIdx, op_end: &[u128]) -> Past {
-    // Per op, the latest start of its sources that demand m.
-    let src_latest: Vec<Option<u128>> = (0..g.n_ops() as u32)
-        .map(|op| {
-            g.sources(op)
-                .filter(|&v| g.demand(v, m) > 0)
-                .map(|v| u128::from(s.start[v as usize]))
-                .max()
-        })
-        .collect();
+    let src_latest = sources_latest(g, s, m);
     let mut p = Past::default();
     for v in 0..g.n_nodes() as u32 {
         let d = u128::from(g.demand(v, m));
@@ -184,7 +177,7 @@ fn past(g: &NodeGraph, s: &Schedule, m: TypeIdx, op_end: &[u128]) -> Past {
         let cross = if g.is_sink(v) {
             g.op_succs(op)
                 .iter()
-                .filter_map(|&b| src_latest[b as usize].map(|t| (t, b)))
+                .filter_map(|&b| src_latest[b as usize].map(|t| (u128::from(t), b)))
                 .max()
         } else {
             None
