@@ -33,6 +33,8 @@ const JUSTIFY_ROUNDS: usize = 2;
 pub struct Outcome {
     pub best: (Vec<u32>, Found),
     pub notes: Vec<Note>,
+    /// Warm moves kept at the best makespan (not shorter).
+    pub sideways: usize,
 }
 
 /// A 64-bit hash of a tiling choice (a collision only skips one evaluation).
@@ -347,6 +349,7 @@ pub fn improve(
     Outcome {
         best: (choice, best),
         notes,
+        sideways: 0,
     }
 }
 
@@ -432,6 +435,7 @@ pub fn warm_moves(
         return Outcome {
             best: (choice, best),
             notes: Vec::new(),
+            sideways: 0,
         };
     };
     let (mut moves, mut kept) = (0usize, 0usize);
@@ -456,6 +460,12 @@ pub fn warm_moves(
         s.memory_binds()
     };
     let first = best.makespan;
+    // A move that keeps the makespan is kept too: where memory binds, many
+    // moves end at the best makespan (the moved op is off the schedule's
+    // critical chain), and the moves go on from the new choice, a walk over
+    // choices of that makespan instead of the same neighbourhood drawn
+    // again.
+    let mut sideways = 0usize;
     while binds && !flexible.is_empty() && !deadline.expired() && best.makespan > lb {
         let (pick, ruled_out) = draw_warm_move(
             tl,
@@ -485,20 +495,25 @@ pub fn warm_moves(
         stats = s.free_stats();
         let found = s.best.take();
         drop(s);
-        if let (Some(ms), Some(f)) = (ms, found)
-            && ms < best.makespan
-        {
+        let Some((ms, f)) = ms.zip(found) else {
+            continue;
+        };
+        let shorter = ms < best.makespan;
+        if ms <= best.makespan {
+            sideways += usize::from(!shorter);
             kept += 1;
             best = f;
             best.how = format!("warm tiling move {moves}, {}", best.how);
             g1 = g2;
-            best.offer(inst, progress);
+            if shorter {
+                best.offer(inst, progress);
+            }
         }
     }
     let notes = if moves + bounded > 0 {
         vec![Note::info(format!(
             "warm tiling moves: {moves} moves judged from the best schedule, {kept} kept, \
-             {bounded} skipped by their tilings' bound, {first} -> {}",
+             {bounded} skipped by their tilings' bound, {first} -> {} ({sideways} of them at the same makespan)",
             best.makespan
         ))]
     } else {
@@ -507,6 +522,7 @@ pub fn warm_moves(
     Outcome {
         best: (g1.choice.clone(), best),
         notes,
+        sideways,
     }
 }
 
@@ -542,6 +558,33 @@ fn spliced_list(g1: &NodeGraph, g2: &NodeGraph, start: &[u64], op: u32) -> Vec<u
 mod tests {
     use super::*;
     use crate::generate::{generate, memory_tight};
+
+    /// A tiny memory-tight instance of `seed` (16 ops of 4-8 nodes), its
+    /// initial choice, that choice's quick evaluation (None where it traps
+    /// memory) and the free-slot statistics after it.
+    fn warm_case(seed: u64) -> (Instance, Vec<u32>, Option<Found>, FreeStats) {
+        let inst = generate(&memory_tight(seed, 16, (4, 8)))
+            .expect("an instance")
+            .instance;
+        let choice = tiling::initial_choice(&tiling::Tilings::without(&inst, None));
+        let long = Deadline::after(std::time::Duration::from_secs(60));
+        let mut stats = FreeStats::default();
+        let found = evaluate(&inst, choice.clone(), 0, None, true, &mut stats, &long).found;
+        (inst, choice, found, stats)
+    }
+
+    /// `start` after `rounds` rounds of forward-backward on its choice.
+    fn justified(inst: &Instance, choice: &[u32], start: &Found, rounds: usize) -> Found {
+        let g = NodeGraph::new(inst, choice.to_vec()).expect("a graph");
+        let mut s = Searcher::new(&g);
+        s.best = Some(start.clone());
+        s.justify(
+            rounds,
+            0,
+            &Deadline::after(std::time::Duration::from_secs(60)),
+        );
+        s.best.expect("a schedule")
+    }
 
     /// With `justify_near`, a choice whose quick evaluation comes within
     /// 5 % of it is judged after forward-backward under the hold rule: on a
@@ -632,23 +675,12 @@ mod tests {
     fn warm_tiling_moves_go_below_forward_backward_alone() {
         let mut below = 0;
         for seed in [3, 6] {
-            let inst = generate(&memory_tight(seed, 16, (4, 8)))
-                .expect("an instance")
-                .instance;
-            let tl = tiling::Tilings::without(&inst, None);
-            let choice = tiling::initial_choice(&tl);
-            let long = Deadline::after(std::time::Duration::from_secs(60));
-            let mut stats = FreeStats::default();
-            let Some(start) =
-                evaluate(&inst, choice.clone(), 0, None, true, &mut stats, &long).found
-            else {
+            let (inst, choice, start, stats) = warm_case(seed);
+            let Some(start) = start else {
                 continue; // its quick evaluation traps memory
             };
-            let g = NodeGraph::new(&inst, choice.clone()).expect("a graph");
-            let mut s = Searcher::new(&g);
-            s.best = Some(start.clone());
-            s.justify(8, 0, &long);
-            let alone = s.best.as_ref().expect("a schedule").makespan;
+            let tl = tiling::Tilings::without(&inst, None);
+            let alone = justified(&inst, &choice, &start, 8).makespan;
             let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
             let sink = seen.clone();
             let events = crate::events::Events::to(move |e| {
@@ -691,6 +723,45 @@ mod tests {
             }
         }
         assert!(below > 0, "no move went below forward-backward alone");
+    }
+
+    /// Warm moves keep a choice of the same makespan as well as a shorter
+    /// one: from the start after forward-backward, what they end on is legal
+    /// and never longer, and on these memory-tight seeds some move that
+    /// ties is kept (a rule that keeps only shorter moves fails here).
+    #[test]
+    fn moves_of_the_same_makespan_are_kept() {
+        let mut sideways = 0;
+        for seed in [3, 5, 6, 8] {
+            let (inst, choice, start, stats) = warm_case(seed);
+            let Some(start) = start else {
+                continue; // its quick evaluation traps memory
+            };
+            let tl = tiling::Tilings::without(&inst, None);
+            let from = justified(
+                &inst,
+                &choice,
+                &start,
+                super::super::policy::POLICY.justify_rounds,
+            );
+            let out = warm_moves(
+                &tl,
+                &tiling::flexible_ops(&tl),
+                (choice.clone(), start),
+                0,
+                stats,
+                &Deadline::after(std::time::Duration::from_secs(1)),
+                &mut Rng::new(seed),
+                &crate::solve::Progress::new(false, crate::events::Events::default()),
+            );
+            let (c, f) = out.best;
+            let g2 = NodeGraph::new(&inst, c.clone()).expect("a graph");
+            assert!(crate::schedule::check(&g2, &f.schedule, 10).is_empty());
+            assert_eq!(f.schedule.choice, c);
+            assert!(f.makespan <= from.makespan, "seed {seed}: longer");
+            sideways += out.sideways;
+        }
+        assert!(sideways > 0, "no move of the same makespan kept");
     }
 
     /// A move drawn is the lowest of its draws by its tilings' bound,
