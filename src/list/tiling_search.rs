@@ -412,13 +412,14 @@ fn draw_warm_move(
 /// listed in the best schedule's start order (the moved op's nodes where
 /// its old nodes began, in a topological order of their own), an insertion
 /// pass of that list and forward-backward under the hold rule from it
-/// (`Searcher::warm_pass`); kept when shorter. A quick evaluation builds
+/// (`Searcher::warm_pass`); kept when not longer (a tie walks on from the
+/// new choice). A quick evaluation builds
 /// each choice's schedule from nothing and lands 20-40 % above where
 /// forward-backward takes it (results/archive/medium-tight-ab-warm-moves.md), so it cannot
 /// judge moves near a schedule forward-backward made; this one starts next
 /// to that schedule. Until `deadline` or `lb`; the best choice and schedule
 /// (each kept schedule passed the validator, and went to `progress` when
-/// kept) and a note.
+/// shorter), a note, and how many moves were kept at the same makespan.
 #[allow(clippy::too_many_arguments)]
 pub fn warm_moves(
     tl: &tiling::Tilings,
