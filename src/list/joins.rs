@@ -61,8 +61,11 @@ pub(super) fn join_kick(
 ) -> Option<JoinKick> {
     let mems = &g.inst.platform.mems;
     let n_ops = g.n_ops() as u32;
-    let end_of = |v: u32| start[v as usize].saturating_add(g.dur(v));
-    let op_end: Vec<Option<u64>> = (0..n_ops).map(|o| g.sinks(o).map(end_of).max()).collect();
+    // Ends past 2^64 (possible for a schedule from elsewhere) saturate.
+    let op_end: Vec<Option<u64>> = crate::schedule::op_ends(g, start)
+        .into_iter()
+        .map(|e| e.map(|e| u64::try_from(e).unwrap_or(u64::MAX)))
+        .collect();
     let share = |o: u32| -> f64 {
         g.sinks(o)
             .flat_map(|v| g.mems(v).iter())

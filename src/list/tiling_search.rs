@@ -413,11 +413,11 @@ fn draw_warm_move(
 /// its old nodes began, in a topological order of their own), an insertion
 /// pass of that list and forward-backward under the hold rule from it
 /// (`Searcher::warm_pass`); kept when not longer (a tie walks on from the
-/// new choice). A quick evaluation builds
-/// each choice's schedule from nothing and lands 20-40 % above where
-/// forward-backward takes it (results/archive/medium-tight-ab-warm-moves.md), so it cannot
-/// judge moves near a schedule forward-backward made; this one starts next
-/// to that schedule. Until `deadline` or `lb`; the best choice and schedule
+/// new choice). A quick evaluation builds each choice's schedule from
+/// nothing, far above where forward-backward takes that choice (measured:
+/// results/archive/medium-tight-ab-warm-moves.md), so it cannot judge moves
+/// near a schedule forward-backward made; this one starts next to that
+/// schedule. Until `deadline` or `lb`; the best choice and schedule
 /// (each kept schedule passed the validator, and went to `progress` when
 /// shorter), a note, and how many moves were kept at the same makespan.
 #[allow(clippy::too_many_arguments)]
@@ -683,7 +683,13 @@ mod tests {
                 continue; // its quick evaluation traps memory
             };
             let tl = tiling::Tilings::without(&inst, None);
-            let alone = justified(&inst, &choice, &start, 8).makespan;
+            let alone = justified(
+                &inst,
+                &choice,
+                &start,
+                super::super::policy::POLICY.justify_rounds,
+            )
+            .makespan;
             let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
             let sink = seen.clone();
             let events = crate::events::Events::to(move |e| {

@@ -68,3 +68,11 @@ impl Schedule {
 pub fn end(start: u64, dur: u64) -> u128 {
     u128::from(start) + u128::from(dur)
 }
+
+/// Per op of `g`, the latest end of its sinks under `start` (one start per
+/// node); `None` for an op without nodes (an empty tiling).
+pub fn op_ends(g: &NodeGraph, start: &[u64]) -> Vec<Option<u128>> {
+    (0..g.n_ops() as u32)
+        .map(|op| g.sinks(op).map(|v| end(start[v as usize], g.dur(v))).max())
+        .collect()
+}

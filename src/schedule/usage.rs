@@ -27,7 +27,7 @@ use crate::graph::NodeGraph;
 use crate::instance::TypeIdx;
 
 use super::check::sources_latest;
-use super::{Schedule, end, memory_profile};
+use super::{Schedule, end, memory_profile, op_ends};
 
 /// One memory type's use over `[0, makespan)`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -107,7 +107,10 @@ pub struct Usage {
 pub fn usage(g: &NodeGraph, s: &Schedule) -> Usage {
     let platform = &g.inst.platform;
     let (run, load) = g.areas_and_loads();
-    let op_end = op_ends(g, s);
+    let op_end: Vec<u128> = op_ends(g, &s.start)
+        .into_iter()
+        .map(|e| e.unwrap_or(0))
+        .collect();
     let memory = platform
         .mems
         .iter()
@@ -143,18 +146,6 @@ pub fn usage(g: &NodeGraph, s: &Schedule) -> Usage {
         cores,
         chain: chain(g, s, &busy),
     }
-}
-
-/// Per op, the latest end of its sinks (0 for an op with none).
-fn op_ends(g: &NodeGraph, s: &Schedule) -> Vec<u128> {
-    (0..g.n_ops() as u32)
-        .map(|op| {
-            g.sinks(op)
-                .map(|v| end(s.start[v as usize], g.dur(v)))
-                .max()
-                .unwrap_or(0)
-        })
-        .collect()
 }
 
 /// Type `m`'s held memory past its nodes' ends, by cause (module comment).
