@@ -562,6 +562,48 @@ fn time_limit_zero_returns_promptly_with_a_documented_code() {
     assert_eq!(code, 0, "{out} {err}");
 }
 
+/// The tiling-choice relaxation's HiGHS run is abandoned at its deadline:
+/// on 20,000 ops with one core of each type, HiGHS's presolve does not
+/// look at the clock for seconds (results/shapes-engines.md). `tmin bound`
+/// keeps its limit plus max(0.5 s, 5 %), with slack for a loaded test
+/// machine.
+#[test]
+fn bound_keeps_its_time_limit_where_highs_presolve_overruns() {
+    let inst = scratch("gen-20000-chains.txt");
+    let (code, _, err) = tmin(&[
+        "gen",
+        "--ops",
+        "20000",
+        "--nodes",
+        "5-12",
+        "--density",
+        "0.3",
+        "--width",
+        "1",
+        "--cores",
+        "1,1,1",
+        "--mem-types",
+        "2",
+        "--tightness",
+        "1.0",
+        "--seed",
+        "408",
+        "-o",
+        inst.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let t0 = Instant::now();
+    let (code, out, err) = tmin_within(
+        &["bound", inst.to_str().unwrap(), "--time-limit", "1.5"],
+        Duration::from_secs(60),
+    )
+    .expect("bound hangs");
+    let took = t0.elapsed();
+    assert_eq!(code, 0, "{out} {err}");
+    assert!(out.contains("lower bound"), "{out}");
+    assert!(took < Duration::from_millis(2300), "{took:?}");
+}
+
 #[test]
 fn help_documents_the_exit_codes_and_the_new_options() {
     let (code, out, _) = tmin(&["--help"]);

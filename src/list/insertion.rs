@@ -77,7 +77,7 @@ use crate::schedule::Schedule;
 use crate::stop::Deadline;
 
 pub use super::profile::MAX_CELLS;
-use super::profile::{MaxTree, cells_fit, sizes_and_cores, unit_of};
+use super::profile::{MaxTree, STEPS_BETWEEN_LOOKS, cells_fit, sizes_and_cores, unit_of};
 
 /// The static part of the scheme for one node graph.
 pub struct Insertion<'g, 'a> {
@@ -205,7 +205,8 @@ impl<'g, 'a> Insertion<'g, 'a> {
 
     /// Places `list` (a topological order of every node) with every end at
     /// most `horizon`, or until `deadline` (looked at every
-    /// `DEADLINE_EVERY` nodes of the list, and before each round of
+    /// `DEADLINE_EVERY` nodes of the list or `STEPS_BETWEEN_LOOKS` steps of
+    /// the placements, whichever comes first, and before each round of
     /// retries while nodes wait). A node that fits nowhere yet (a later node of the
     /// list would release what it needs: equal starts in a schedule's order)
     /// waits, up to `MAX_WAITING` nodes at once, and is tried again after
@@ -238,9 +239,15 @@ impl<'g, 'a> Insertion<'g, 'a> {
         let mut st = PassState::new(self, horizon / self.unit);
         // Nodes that wait, and whether each holds a reservation.
         let mut waiting: Vec<(u32, bool)> = Vec::new();
+        let mut looked = 0u64;
         for (i, &v) in list.iter().enumerate() {
-            if i % DEADLINE_EVERY == DEADLINE_EVERY - 1 && deadline.expired() {
-                return None;
+            let due = i % DEADLINE_EVERY == DEADLINE_EVERY - 1
+                || st.steps - looked >= STEPS_BETWEEN_LOOKS;
+            if due {
+                looked = st.steps;
+                if deadline.expired() {
+                    return None;
+                }
             }
             if st.start[v as usize] != UNPLACED {
                 continue; // placed with a joint group
@@ -347,6 +354,8 @@ struct PassState {
     op_end: Vec<u64>,
     /// Holds the node being placed releases: (type, from, amount).
     releases: Vec<(usize, usize, i64)>,
+    /// Steps of the placements' walks so far (`STEPS_BETWEEN_LOOKS`).
+    steps: u64,
     /// While a joint placement is tried: what to undo.
     log: Option<Vec<Undo>>,
 }
@@ -393,6 +402,7 @@ impl PassState {
                 .collect(),
             op_end: vec![0; g.n_ops()],
             releases: Vec::new(),
+            steps: 0,
             log: None,
         }
     }
@@ -489,6 +499,7 @@ impl PassState {
         let ct = usize::from(g.core[vi]);
         let mut t = ready;
         let placed = loop {
+            self.steps += 1;
             let before = t;
             for s in slots.clone() {
                 let (m, a) = ins.slot_mem[s];

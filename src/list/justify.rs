@@ -41,13 +41,13 @@ use crate::graph::NodeGraph;
 use crate::stop::Deadline;
 
 use super::insertion::DEADLINE_EVERY;
-use super::profile::{MaxTree, cells_fit, sizes_and_cores, unit_of};
+use super::profile::{MaxTree, STEPS_BETWEEN_LOOKS, cells_fit, sizes_and_cores, unit_of};
 
 /// `start` (a legal schedule of `g`) right-justified as above: the new
 /// starts, each at least the old one, every end at most the old makespan.
 /// `None` where the profiles would not fit `MAX_CELLS`, a size or amount is
 /// 2^52 or more, or `deadline` passes (looked at every `DEADLINE_EVERY`
-/// nodes).
+/// nodes or `STEPS_BETWEEN_LOOKS` steps of the moves' walks).
 pub fn right_shift(g: &NodeGraph, start: &[u64], deadline: &Deadline) -> Option<Vec<u64>> {
     let mut sh = Shift::new(g, start)?;
     // Latest start first; among equal starts, later in a topological order
@@ -59,9 +59,15 @@ pub fn right_shift(g: &NodeGraph, start: &[u64], deadline: &Deadline) -> Option<
     }
     let mut order: Vec<u32> = (0..n as u32).collect();
     order.sort_unstable_by_key(|&v| std::cmp::Reverse((sh.s[v as usize], topo_pos[v as usize])));
+    let mut looked = 0u64;
     for (i, &v) in order.iter().enumerate() {
-        if i % DEADLINE_EVERY == DEADLINE_EVERY - 1 && deadline.expired() {
-            return None;
+        let due =
+            i % DEADLINE_EVERY == DEADLINE_EVERY - 1 || sh.steps - looked >= STEPS_BETWEEN_LOOKS;
+        if due {
+            looked = sh.steps;
+            if deadline.expired() {
+                return None;
+            }
         }
         sh.move_late(v);
     }
@@ -90,6 +96,8 @@ struct Shift<'g, 'a> {
     mem: Vec<MaxTree>,
     /// Scratch: the predecessors' holds a move may extend (end, amount).
     ext: Vec<(u64, i64)>,
+    /// Steps of the moves' walks so far (`STEPS_BETWEEN_LOOKS`).
+    steps: u64,
 }
 
 impl<'g, 'a> Shift<'g, 'a> {
@@ -139,6 +147,7 @@ impl<'g, 'a> Shift<'g, 'a> {
             core: (0..n_core).map(|_| MaxTree::new(leaves)).collect(),
             mem: (0..n_mem).map(|_| MaxTree::new(leaves)).collect(),
             ext: Vec::new(),
+            steps: 0,
         };
         sh.succ_start = sh.successors_starts();
         for v in 0..n as u32 {
@@ -285,11 +294,12 @@ impl<'g, 'a> Shift<'g, 'a> {
     /// core and room for the holds that move with `v` (those with no
     /// same-type successor after its end), jumping below the last instant
     /// that refuses each; `s0` where there is none.
-    fn latest_fit(&self, v: u32, s0: u64, bound: u64) -> u64 {
+    fn latest_fit(&mut self, v: u32, s0: u64, bound: u64) -> u64 {
         let d = self.dur(v);
         let ct = self.g.core[v as usize] as usize;
         let mut t = bound;
         while t > s0 {
+            self.steps += 1;
             let (l, r) = (t as usize, (t + d) as usize);
             let mut bad = if d > 0 {
                 self.core[ct].last_above(l, r, self.cores[ct] - 1)

@@ -9,6 +9,14 @@ use crate::instance::Instance;
 /// plus memory types) a pass allocates: 32 bytes a cell, 64 MiB.
 pub const MAX_CELLS: u64 = 1 << 21;
 
+/// Steps of the placements' walks (a step: a search of each profile the
+/// node uses, O(log horizon)) a serial pass makes between two looks at the
+/// clock. A placement walks the busy stretches of its window one by one, so
+/// its cost has no constant bound (where one core is busy in many short
+/// stretches, thousands of steps: results/shapes-engines.md); counting
+/// steps bounds the time between looks whatever the placements cost.
+pub(super) const STEPS_BETWEEN_LOOKS: u64 = 1 << 16;
+
 /// Range add and "first or last index above a threshold" over `[0, n)`,
 /// values i64.
 pub(super) struct MaxTree {

@@ -13,7 +13,7 @@
 
 use std::time::Instant;
 
-use super::highs::{Col, Expr, Milp, Params, RunStatus, run};
+use super::highs::{Col, Expr, GRACE, Milp, Params, RunStatus, run_watched_until};
 use crate::bounds::relaxation::{Next, Relaxation};
 use crate::bounds::{Bound, Bounds};
 use crate::instance::Instance;
@@ -118,7 +118,16 @@ pub fn solve_relaxation(
         abs_gap: if cap.is_some() { 1e9 } else { 0.999 },
         cancel: deadline.cancel.clone(),
     };
-    let r = run(&m, None, &params).ok()?;
+    // Some HiGHS steps, presolve among them, do not look at the clock on
+    // the largest models (results/shapes-engines.md): the run is abandoned
+    // at the deadline, or at its own limit and `GRACE` where those end
+    // sooner (an effort-capped deadline), and no bound comes from it.
+    let until = deadline.end.min(crate::stop::instant_after(
+        Instant::now(),
+        std::time::Duration::try_from_secs_f64(params.time_limit + GRACE)
+            .unwrap_or(std::time::Duration::MAX),
+    ));
+    let r = run_watched_until(&m, None, &params, until).ok()??;
     let dual = match r.status {
         RunStatus::Optimal | RunStatus::Limit => r.dual_bound.or_else(|| {
             (r.status == RunStatus::Optimal)

@@ -529,6 +529,21 @@ pub fn run_watched(
     start: Option<Vec<f64>>,
     params: &Params,
 ) -> Result<Option<RunResult>, String> {
+    // Never panics: a limit too large for a Duration (or NaN) waits "forever".
+    let wait = std::time::Duration::try_from_secs_f64(params.time_limit.max(0.0) + GRACE)
+        .unwrap_or(std::time::Duration::MAX);
+    let until = crate::stop::instant_after(std::time::Instant::now(), wait);
+    run_watched_until(m, start, params, until)
+}
+
+/// `run` on its own thread, abandoned (`Ok(None)`) at `until` or when
+/// `params.cancel` is set, as `run_watched` does after its grace.
+pub fn run_watched_until(
+    m: &Milp,
+    start: Option<Vec<f64>>,
+    params: &Params,
+    until: std::time::Instant,
+) -> Result<Option<RunResult>, String> {
     let (tx, rx) = std::sync::mpsc::channel();
     let model = m.clone();
     let p = params.clone();
@@ -539,10 +554,6 @@ pub fn run_watched(
             let _ = tx.send(r);
         })
         .map_err(|e| format!("cannot start a HiGHS thread: {e}"))?;
-    // Never panics: a limit too large for a Duration (or NaN) waits "forever".
-    let wait = std::time::Duration::try_from_secs_f64(params.time_limit.max(0.0) + GRACE)
-        .unwrap_or(std::time::Duration::MAX);
-    let until = crate::stop::instant_after(std::time::Instant::now(), wait);
     // Poll so that a cancel flag is seen within 50 ms.
     loop {
         let now = std::time::Instant::now();
