@@ -604,6 +604,51 @@ fn bound_keeps_its_time_limit_where_highs_presolve_overruns() {
     assert!(took < Duration::from_millis(2300), "{took:?}");
 }
 
+/// The SAT engine's probes of tilings that may not fit even alone are asked
+/// once per library tiling and within a share of the time: 20,000 ops of
+/// one op type share four tilings, and one probe an op (about 1.5 ms
+/// each) ran 30 s past a 2-s limit.
+#[test]
+fn sat_keeps_its_time_limit_where_many_ops_share_their_tilings() {
+    let inst = scratch("gen-20000-one-type.txt");
+    let (code, _, err) = tmin(&[
+        "gen",
+        "--ops",
+        "20000",
+        "--nodes",
+        "10-20",
+        "--op-types",
+        "1",
+        "--shapes",
+        "1",
+        "--tilings",
+        "4",
+        "--tightness",
+        "0.9",
+        "--seed",
+        "404",
+        "-o",
+        inst.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let t0 = Instant::now();
+    let (code, out, err) = tmin_within(
+        &[
+            "solve",
+            inst.to_str().unwrap(),
+            "--engine",
+            "sat",
+            "--time-limit",
+            "2",
+        ],
+        Duration::from_secs(90),
+    )
+    .expect("solve --engine sat hangs");
+    let took = t0.elapsed();
+    assert!(code == 0 || code == 3, "{code}: {out} {err}");
+    assert!(took < Duration::from_secs(3), "{took:?}");
+}
+
 #[test]
 fn help_documents_the_exit_codes_and_the_new_options() {
     let (code, out, _) = tmin(&["--help"]);

@@ -326,6 +326,11 @@ enum Candidates {
     Infeasible(SolveResult),
 }
 
+/// Share of the SAT engine's time for the probes of `candidate_tilings`
+/// (tilings whose subgraph may have no legal schedule even alone): an
+/// unanswered probe keeps its tiling, which claims nothing.
+const PRUNING_SHARE: f64 = 0.2;
+
 /// The candidate tilings of every op: dominated ones dropped (prep::dominance)
 /// and those refuted in their neighbourhoods (`bounds.nogoods`, §1.2), then
 /// those whose subgraph has no legal schedule even alone (a SAT probe at
@@ -359,6 +364,11 @@ fn candidate_tilings(
     let peaks = crate::list::tiling::serial_peaks(inst);
     let mut pruned = 0;
     let mut never: Vec<(u32, u64)> = Vec::new();
+    // A probe's answer is its tiling's (the op alone, nothing around it):
+    // asked once per library tiling, however many ops share it; all of
+    // them within `PRUNING_SHARE` of the time, the rest kept undecided.
+    let probing = deadline.share(PRUNING_SHARE);
+    let mut answers: std::collections::HashMap<u32, Option<bool>> = Default::default();
     for (op, ops_cand) in cand.iter_mut().enumerate() {
         let risky: Vec<u32> = ops_cand
             .iter()
@@ -366,7 +376,16 @@ fn candidate_tilings(
             .filter(|&t| peaks[t as usize] > 1_000_000)
             .collect();
         for t in risky {
-            match alone_feasible(inst, op, t, deadline, budget, certify, &mut res) {
+            let answer = match answers.get(&t) {
+                Some(&a) => a,
+                None if probing.expired() => None,
+                None => {
+                    let a = alone_feasible(inst, op, t, &probing, budget, certify, &mut res);
+                    answers.insert(t, a);
+                    a
+                }
+            };
+            match answer {
                 Some(false) => {
                     pruned += 1;
                     ops_cand.retain(|&x| x != t);
@@ -848,9 +867,12 @@ fn alone_feasible(
                     tag: format!("op{}-tiling{tid}-alone", o.id),
                     claim: format!(
                         "op {} with tiling {tid} has no legal schedule even alone (within the \
-                         horizon {} of its own durations): the tiling is pruned",
+                         horizon {} of its own durations): the tiling is pruned, for every op \
+                         of type {} and shape {} (the same subgraph)",
                         o.id,
-                        u128::from(m.horizon) * u128::from(m.g)
+                        u128::from(m.horizon) * u128::from(m.g),
+                        o.op_type,
+                        o.shape
                     ),
                     bound: None,
                     infeasible: false,
