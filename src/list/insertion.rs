@@ -391,7 +391,22 @@ impl PassState {
             horizon,
             h,
             mem: (0..ins.n_types).map(|_| MaxTree::new(h)).collect(),
-            core: (0..ins.cores.len()).map(|_| MaxTree::new(h)).collect(),
+            // A type of one core is where a placement's window crosses many
+            // busy stretches (one machine's timeline): there its tree keeps
+            // the runs `first_fit` needs; elsewhere walks are short and the
+            // runs' upkeep on every add would cost more than it saves
+            // (results/shapes-engines.md).
+            core: ins
+                .cores
+                .iter()
+                .map(|&c| {
+                    if c == 1 {
+                        MaxTree::with_fit(h)
+                    } else {
+                        MaxTree::new(h)
+                    }
+                })
+                .collect(),
             start: vec![UNPLACED; g.n_nodes()],
             intra_left: ins.intra_pending.clone(),
             op_left: ins.op_pending.clone(),
@@ -516,11 +531,22 @@ impl PassState {
                     t = x as u64 + 1;
                 }
             }
+            // Where the window from t is busy: past its last busy cell, and
+            // where the tree keeps runs, on to the first start with a core
+            // free throughout at once (a walk window by window takes a step
+            // per busy stretch).
             if d > 0
                 && let Some(x) =
                     self.core[ct].last_above(t as usize, (t + d) as usize, ins.cores[ct] - 1)
             {
-                t = x as u64 + 1;
+                if self.core[ct].fits() {
+                    match self.core[ct].first_fit(x + 1, d as usize, ins.cores[ct]) {
+                        Some(p) => t = p as u64,
+                        None => break false,
+                    }
+                } else {
+                    t = x as u64 + 1;
+                }
             }
             if t + d > self.horizon {
                 break false;

@@ -18,13 +18,46 @@ pub const MAX_CELLS: u64 = 1 << 21;
 pub(super) const STEPS_BETWEEN_LOOKS: u64 = 1 << 16;
 
 /// Range add and "first or last index above a threshold" over `[0, n)`,
-/// values i64.
+/// values i64; with `with_fit`, also the first window of a given length
+/// whose values all stay below a fixed capacity (`first_fit`).
 pub(super) struct MaxTree {
     n: usize,
     /// Maximum of the subtree, including this node's own pending add.
     mx: Vec<i64>,
     /// Add applied to the whole subtree (not pushed down).
     add: Vec<i64>,
+    /// For `first_fit`: per node, the runs of its cells whose value is below
+    /// the node's maximum.
+    runs: Option<Runs>,
+}
+
+/// Cells under node `i` of a tree over `n` leaves.
+#[inline]
+fn len_of(n: usize, i: usize) -> u32 {
+    (n >> i.ilog2()) as u32
+}
+
+/// Node `c`'s (pre, suf, best) runs of cells below `m`, the maximum of its
+/// parent without the parent's add: all of it where its own maximum is
+/// below `m`.
+#[inline]
+fn runs_below(mx: &[i64], n: usize, runs: &Runs, c: usize, m: i64) -> (u32, u32, u32) {
+    if mx[c] < m {
+        let l = len_of(n, c);
+        (l, l, l)
+    } else {
+        (runs.pre[c], runs.suf[c], runs.best[c])
+    }
+}
+
+/// Per node of a `MaxTree`: the longest run of cells below the node's
+/// maximum at its start, at its end, and anywhere. An add on a whole node
+/// moves every cell and the maximum alike, so the runs change only where
+/// `pull` recomputes them.
+struct Runs {
+    pre: Vec<u32>,
+    suf: Vec<u32>,
+    best: Vec<u32>,
 }
 
 impl MaxTree {
@@ -34,6 +67,110 @@ impl MaxTree {
             n: size,
             mx: vec![0; 2 * size],
             add: vec![0; 2 * size],
+            runs: None,
+        }
+    }
+
+    /// Whether the tree keeps the runs `first_fit` needs (`with_fit`).
+    pub(super) fn fits(&self) -> bool {
+        self.runs.is_some()
+    }
+
+    /// `new` with the runs `first_fit` needs (every cell equal at first:
+    /// no run below a maximum).
+    pub(super) fn with_fit(n: usize) -> Self {
+        let mut t = MaxTree::new(n);
+        let cells = t.mx.len();
+        t.runs = Some(Runs {
+            pre: vec![0; cells],
+            suf: vec![0; cells],
+            best: vec![0; cells],
+        });
+        t
+    }
+
+    #[inline]
+    fn runs_below(&self, runs: &Runs, c: usize, m: i64) -> (u32, u32, u32) {
+        runs_below(&self.mx, self.n, runs, c, m)
+    }
+
+    /// The first `p >= t` with every cell of `[p, p + d)` inside the tree
+    /// and below `cap`, for `d >= 1` (`with_fit` trees whose values never
+    /// exceed `cap`); `None` where there is none.
+    pub(super) fn first_fit(&self, t: usize, d: usize, cap: i64) -> Option<usize> {
+        let runs = self.runs.as_ref().expect("a tree built with_fit");
+        debug_assert!(d >= 1 && self.mx[1] <= cap);
+        let mut run = (0usize, 0usize); // (start, length) of the free run so far
+        self.fit(runs, 1, 0, self.n, 0, t, d, cap, &mut run)
+    }
+
+    /// `first_fit` over node `i` (cells `[nl, nr)`, ancestors' adds `acc`),
+    /// nodes left to right, `run` the free run ending where `i` begins.
+    #[allow(clippy::too_many_arguments)]
+    fn fit(
+        &self,
+        runs: &Runs,
+        i: usize,
+        nl: usize,
+        nr: usize,
+        acc: i64,
+        t: usize,
+        d: usize,
+        cap: i64,
+        run: &mut (usize, usize),
+    ) -> Option<usize> {
+        if nr <= t {
+            return None;
+        }
+        if nl < t {
+            // Straddles t (never a leaf): its children in turn.
+            let (mid, a) = ((nl + nr) / 2, acc + self.add[i]);
+            return self
+                .fit(runs, 2 * i, nl, mid, a, t, d, cap, run)
+                .or_else(|| self.fit(runs, 2 * i + 1, mid, nr, a, t, d, cap, run));
+        }
+        let len = nr - nl;
+        if self.mx[i] + acc < cap {
+            if run.1 == 0 {
+                run.0 = nl;
+            }
+            run.1 += len;
+            return (run.1 >= d).then_some(run.0);
+        }
+        // Its maximum is `cap`: its free cells are those below its maximum.
+        let (pre, suf, best) = (
+            runs.pre[i] as usize,
+            runs.suf[i] as usize,
+            runs.best[i] as usize,
+        );
+        if run.1 + pre >= d {
+            return Some(if run.1 > 0 { run.0 } else { nl });
+        }
+        if best >= d {
+            return Some(self.leftmost_run(runs, i, nl, nr, d));
+        }
+        *run = (nr - suf, suf);
+        None
+    }
+
+    /// The start of the leftmost run of at least `d` cells below node `i`'s
+    /// maximum, where its `best` is at least `d`.
+    fn leftmost_run(&self, runs: &Runs, i: usize, nl: usize, nr: usize, d: usize) -> usize {
+        let (l, r, mid) = (2 * i, 2 * i + 1, (nl + nr) / 2);
+        let m = self.mx[l].max(self.mx[r]);
+        let (_, lsuf, lbest) = self.runs_below(runs, l, m);
+        let (rpre, _, _) = self.runs_below(runs, r, m);
+        if lbest as usize >= d {
+            if self.mx[l] < m {
+                nl
+            } else {
+                self.leftmost_run(runs, l, nl, mid, d)
+            }
+        } else if (lsuf + rpre) as usize >= d {
+            mid - lsuf as usize
+        } else {
+            // Not the whole right child: it would have joined the left's suffix.
+            self.leftmost_run(runs, r, mid, nr, d)
         }
     }
 
@@ -76,10 +213,21 @@ impl MaxTree {
         }
     }
 
-    /// Recomputes the maximum of node `i` from its children.
+    /// Recomputes the maximum of node `i` from its children (and, with
+    /// `with_fit`, its runs).
     #[inline]
     fn pull(&mut self, i: usize) {
-        self.mx[i] = self.mx[2 * i].max(self.mx[2 * i + 1]) + self.add[i];
+        let m = self.mx[2 * i].max(self.mx[2 * i + 1]);
+        self.mx[i] = m + self.add[i];
+        if let Some(runs) = &mut self.runs {
+            let (l, r) = (2 * i, 2 * i + 1);
+            let (lpre, lsuf, lbest) = runs_below(&self.mx, self.n, runs, l, m);
+            let (rpre, rsuf, rbest) = runs_below(&self.mx, self.n, runs, r, m);
+            let (ll, rl) = (len_of(self.n, l), len_of(self.n, r));
+            runs.pre[i] = if lpre == ll { ll + rpre } else { lpre };
+            runs.suf[i] = if rsuf == rl { rl + lsuf } else { rsuf };
+            runs.best[i] = lbest.max(rbest).max(lsuf + rpre);
+        }
     }
 
     /// The last index in `[l, r)` whose value exceeds `thr`.
@@ -167,6 +315,40 @@ pub(super) fn unit_of(g: &NodeGraph) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `first_fit` against a plain array under random range adds that keep
+    /// every value within `0..=cap` (a core profile): the first start at or
+    /// after `t` of `d` cells all below `cap`.
+    #[test]
+    fn the_tree_finds_the_first_window_below_a_capacity() {
+        let mut rng = crate::rng::SplitMix64::new(11);
+        for n in [1usize, 2, 3, 5, 16, 37, 100] {
+            for cap in [1i64, 2, 3] {
+                let mut t = MaxTree::with_fit(n);
+                let size = n.next_power_of_two();
+                let mut a = vec![0i64; size];
+                for _ in 0..1000 {
+                    let (x, y) = (rng.below_mod(n + 1), rng.below_mod(n + 1));
+                    let (l, r) = (x.min(y), x.max(y));
+                    let up = rng.below_mod(2) == 0;
+                    let d = if up { 1 } else { -1 };
+                    if (l..r).all(|i| (0..=cap).contains(&(a[i] + d))) {
+                        t.range_add(l, r, d);
+                        a[l..r].iter_mut().for_each(|v| *v += d);
+                    }
+                    let from = rng.below_mod(size + 1);
+                    let len = 1 + rng.below_mod(size.min(8));
+                    let want = (from..=size.saturating_sub(len))
+                        .find(|&p| a[p..p + len].iter().all(|&v| v < cap));
+                    assert_eq!(
+                        t.first_fit(from, len, cap),
+                        want,
+                        "n {n} cap {cap} {a:?} from {from} len {len}"
+                    );
+                }
+            }
+        }
+    }
 
     /// Both searches of the tree against a plain array under random range
     /// adds: the first and the last index above each threshold in each range.

@@ -1757,13 +1757,14 @@ mod tests {
         assert!(ins.pass(&list, horizon, &past).is_none(), "it stops");
     }
 
-    /// One core and `n` independent nodes of duration 1 (one op, one
-    /// tiling): placed in turn, the k-th node walks the k busy units
-    /// before its slot one step at a time.
-    fn one_core_walk(n: usize) -> (crate::instance::Instance, Vec<u32>) {
+    /// Two cores and `n` independent nodes of duration 1 (one op, one
+    /// tiling): placed in turn, the k-th node walks the k / 2 busy units
+    /// before its slot one step at a time (with one core the tree finds
+    /// the slot at once: `MaxTree::first_fit`).
+    fn two_core_walk(n: usize) -> (crate::instance::Instance, Vec<u32>) {
         let nodes: Vec<String> = (1..=n).map(|i| format!("[{i},0,1]")).collect();
         let text = format!(
-            "SetSocInfo([[0,1]],[])\nAddOpInfo(1,1,0,[],[{}],[])\n\
+            "SetSocInfo([[0,2]],[])\nAddOpInfo(1,1,0,[],[{}],[])\n\
              GetInferenceScheResult([],[[1,1,1]])\n",
             nodes.join(",")
         );
@@ -1773,7 +1774,7 @@ mod tests {
 
     /// A serial pass of fewer nodes than `DEADLINE_EVERY` looks at the
     /// clock by the steps of its placements' walks (`STEPS_BETWEEN_LOOKS`):
-    /// here 1,000 placements walk about 500,000 steps, and a deadline
+    /// here 1,000 placements walk about 250,000 steps, and a deadline
     /// already past ends the insertion pass and the right shift, which
     /// complete without one.
     #[test]
@@ -1783,18 +1784,18 @@ mod tests {
             n < super::super::insertion::DEADLINE_EVERY,
             "the list alone never looks"
         );
-        let (inst, choice) = one_core_walk(n);
+        let (inst, choice) = two_core_walk(n);
         let g = NodeGraph::new(&inst, choice).expect("a graph");
         let list: Vec<u32> = (0..n as u32).collect();
         let ins = super::super::insertion::Insertion::new(&g, 1).expect("fits");
         let long = Deadline::after(std::time::Duration::from_secs(600));
         let past = Deadline::after(std::time::Duration::ZERO);
         let st = ins.pass(&list, n as u64, &long).expect("it completes");
-        assert_eq!(st.iter().max(), Some(&(n as u64 - 1)), "packed on the core");
+        let packed: Vec<u64> = (0..n as u64).map(|i| i / 2).collect();
+        assert_eq!(st, packed, "packed on the cores");
         assert!(ins.pass(&list, n as u64, &past).is_none(), "it stops");
         // Latest start first, every node walks from the end down to its
         // own slot: the same walk, backwards.
-        let packed: Vec<u64> = (0..n as u64).collect();
         let shifted = super::super::justify::right_shift(&g, &packed, &long);
         assert_eq!(
             shifted.as_deref(),
