@@ -24,6 +24,17 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 /// Runs `tmin` with a wall-clock limit: None when it had to be killed (a hang).
+/// `tmin gen ARGS -o` a scratch file `name`, which it returns.
+fn gen_scratch(name: &str, args: &[&str]) -> PathBuf {
+    let path = scratch(name);
+    let mut all = vec!["gen"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["-o", path.to_str().unwrap()]);
+    let (code, _, err) = tmin(&all);
+    assert_eq!(code, 0, "{err}");
+    path
+}
+
 fn tmin_within(args: &[&str], limit: Duration) -> Option<(i32, String, String)> {
     let mut child = Command::new(env!("CARGO_BIN_EXE_tmin"))
         .args(args)
@@ -501,19 +512,10 @@ fn solve_reads_stdin_once() {
 
 #[test]
 fn time_limit_zero_returns_promptly_with_a_documented_code() {
-    let inst = scratch("gen-5000-ops.txt");
-    let (code, _, err) = tmin(&[
-        "gen",
-        "--ops",
-        "5000",
-        "--nodes",
-        "10-20",
-        "--seed",
-        "3",
-        "-o",
-        inst.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    let inst = gen_scratch(
+        "gen-5000-ops.txt",
+        &["--ops", "5000", "--nodes", "10-20", "--seed", "3"],
+    );
     assert!(std::fs::metadata(&inst).unwrap().len() > 1 << 16);
     let inst = inst.to_str().unwrap();
     // More than 64 KiB of input at limit 0: the limit passes while reading.
@@ -569,29 +571,27 @@ fn time_limit_zero_returns_promptly_with_a_documented_code() {
 /// machine.
 #[test]
 fn bound_keeps_its_time_limit_where_highs_presolve_overruns() {
-    let inst = scratch("gen-20000-chains.txt");
-    let (code, _, err) = tmin(&[
-        "gen",
-        "--ops",
-        "20000",
-        "--nodes",
-        "5-12",
-        "--density",
-        "0.3",
-        "--width",
-        "1",
-        "--cores",
-        "1,1,1",
-        "--mem-types",
-        "2",
-        "--tightness",
-        "1.0",
-        "--seed",
-        "408",
-        "-o",
-        inst.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    let inst = gen_scratch(
+        "gen-20000-chains.txt",
+        &[
+            "--ops",
+            "20000",
+            "--nodes",
+            "5-12",
+            "--density",
+            "0.3",
+            "--width",
+            "1",
+            "--cores",
+            "1,1,1",
+            "--mem-types",
+            "2",
+            "--tightness",
+            "1.0",
+            "--seed",
+            "408",
+        ],
+    );
     let t0 = Instant::now();
     let (code, out, err) = tmin_within(
         &["bound", inst.to_str().unwrap(), "--time-limit", "1.5"],
@@ -610,27 +610,25 @@ fn bound_keeps_its_time_limit_where_highs_presolve_overruns() {
 /// each) ran 30 s past a 2-s limit.
 #[test]
 fn sat_keeps_its_time_limit_where_many_ops_share_their_tilings() {
-    let inst = scratch("gen-20000-one-type.txt");
-    let (code, _, err) = tmin(&[
-        "gen",
-        "--ops",
-        "20000",
-        "--nodes",
-        "10-20",
-        "--op-types",
-        "1",
-        "--shapes",
-        "1",
-        "--tilings",
-        "4",
-        "--tightness",
-        "0.9",
-        "--seed",
-        "404",
-        "-o",
-        inst.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{err}");
+    let inst = gen_scratch(
+        "gen-20000-one-type.txt",
+        &[
+            "--ops",
+            "20000",
+            "--nodes",
+            "10-20",
+            "--op-types",
+            "1",
+            "--shapes",
+            "1",
+            "--tilings",
+            "4",
+            "--tightness",
+            "0.9",
+            "--seed",
+            "404",
+        ],
+    );
     let t0 = Instant::now();
     let (code, out, err) = tmin_within(
         &[

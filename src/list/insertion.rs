@@ -77,7 +77,7 @@ use crate::schedule::Schedule;
 use crate::stop::Deadline;
 
 pub use super::profile::MAX_CELLS;
-use super::profile::{MaxTree, STEPS_BETWEEN_LOOKS, cells_fit, sizes_and_cores, unit_of};
+use super::profile::{Looks, MaxTree, cells_fit, sizes_and_cores, unit_of};
 
 /// The static part of the scheme for one node graph.
 pub struct Insertion<'g, 'a> {
@@ -239,15 +239,10 @@ impl<'g, 'a> Insertion<'g, 'a> {
         let mut st = PassState::new(self, horizon / self.unit);
         // Nodes that wait, and whether each holds a reservation.
         let mut waiting: Vec<(u32, bool)> = Vec::new();
-        let mut looked = 0u64;
+        let mut looks = Looks::default();
         for (i, &v) in list.iter().enumerate() {
-            let due = i % DEADLINE_EVERY == DEADLINE_EVERY - 1
-                || st.steps - looked >= STEPS_BETWEEN_LOOKS;
-            if due {
-                looked = st.steps;
-                if deadline.expired() {
-                    return None;
-                }
+            if looks.stop(i, st.steps, deadline) {
+                return None;
             }
             if st.start[v as usize] != UNPLACED {
                 continue; // placed with a joint group
@@ -354,7 +349,7 @@ struct PassState {
     op_end: Vec<u64>,
     /// Holds the node being placed releases: (type, from, amount).
     releases: Vec<(usize, usize, i64)>,
-    /// Steps of the placements' walks so far (`STEPS_BETWEEN_LOOKS`).
+    /// Steps of the placements' walks so far (`profile::Looks`).
     steps: u64,
     /// While a joint placement is tried: what to undo.
     log: Option<Vec<Undo>>,

@@ -40,8 +40,7 @@
 use crate::graph::NodeGraph;
 use crate::stop::Deadline;
 
-use super::insertion::DEADLINE_EVERY;
-use super::profile::{MaxTree, STEPS_BETWEEN_LOOKS, cells_fit, sizes_and_cores, unit_of};
+use super::profile::{Looks, MaxTree, cells_fit, sizes_and_cores, unit_of};
 
 /// `start` (a legal schedule of `g`) right-justified as above: the new
 /// starts, each at least the old one, every end at most the old makespan.
@@ -59,15 +58,10 @@ pub fn right_shift(g: &NodeGraph, start: &[u64], deadline: &Deadline) -> Option<
     }
     let mut order: Vec<u32> = (0..n as u32).collect();
     order.sort_unstable_by_key(|&v| std::cmp::Reverse((sh.s[v as usize], topo_pos[v as usize])));
-    let mut looked = 0u64;
+    let mut looks = Looks::default();
     for (i, &v) in order.iter().enumerate() {
-        let due =
-            i % DEADLINE_EVERY == DEADLINE_EVERY - 1 || sh.steps - looked >= STEPS_BETWEEN_LOOKS;
-        if due {
-            looked = sh.steps;
-            if deadline.expired() {
-                return None;
-            }
+        if looks.stop(i, sh.steps, deadline) {
+            return None;
         }
         sh.move_late(v);
     }
@@ -96,7 +90,7 @@ struct Shift<'g, 'a> {
     mem: Vec<MaxTree>,
     /// Scratch: the predecessors' holds a move may extend (end, amount).
     ext: Vec<(u64, i64)>,
-    /// Steps of the moves' walks so far (`STEPS_BETWEEN_LOOKS`).
+    /// Steps of the moves' walks so far (`profile::Looks`).
     steps: u64,
 }
 

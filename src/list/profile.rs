@@ -4,6 +4,9 @@
 
 use crate::graph::NodeGraph;
 use crate::instance::Instance;
+use crate::stop::Deadline;
+
+use super::insertion::DEADLINE_EVERY;
 
 /// Largest product of the horizon and the number of profiles (core types
 /// plus memory types) a pass allocates: 32 bytes a cell, 64 MiB.
@@ -16,6 +19,29 @@ pub const MAX_CELLS: u64 = 1 << 21;
 /// stretches, thousands of steps: results/shapes-engines.md); counting
 /// steps bounds the time between looks whatever the placements cost.
 pub(super) const STEPS_BETWEEN_LOOKS: u64 = 1 << 16;
+
+/// When a serial pass looks at the clock: every `DEADLINE_EVERY` nodes of
+/// its list, or once its walks have made `STEPS_BETWEEN_LOOKS` steps since
+/// the last look, whichever comes first.
+#[derive(Default)]
+pub(super) struct Looks {
+    /// Steps made by the last look.
+    looked: u64,
+}
+
+impl Looks {
+    /// Whether the pass must stop before node `i` of its list, having made
+    /// `steps` steps in all: the deadline has passed at a look.
+    pub(super) fn stop(&mut self, i: usize, steps: u64, deadline: &Deadline) -> bool {
+        let due =
+            i % DEADLINE_EVERY == DEADLINE_EVERY - 1 || steps - self.looked >= STEPS_BETWEEN_LOOKS;
+        if !due {
+            return false;
+        }
+        self.looked = steps;
+        deadline.expired()
+    }
+}
 
 /// Range add and "first or last index above a threshold" over `[0, n)`,
 /// values i64; with `with_fit`, also the first window of a given length
@@ -89,11 +115,6 @@ impl MaxTree {
         t
     }
 
-    #[inline]
-    fn runs_below(&self, runs: &Runs, c: usize, m: i64) -> (u32, u32, u32) {
-        runs_below(&self.mx, self.n, runs, c, m)
-    }
-
     /// The first `p >= t` with every cell of `[p, p + d)` inside the tree
     /// and below `cap`, for `d >= 1` (`with_fit` trees whose values never
     /// exceed `cap`); `None` where there is none.
@@ -158,8 +179,8 @@ impl MaxTree {
     fn leftmost_run(&self, runs: &Runs, i: usize, nl: usize, nr: usize, d: usize) -> usize {
         let (l, r, mid) = (2 * i, 2 * i + 1, (nl + nr) / 2);
         let m = self.mx[l].max(self.mx[r]);
-        let (_, lsuf, lbest) = self.runs_below(runs, l, m);
-        let (rpre, _, _) = self.runs_below(runs, r, m);
+        let (_, lsuf, lbest) = runs_below(&self.mx, self.n, runs, l, m);
+        let (rpre, _, _) = runs_below(&self.mx, self.n, runs, r, m);
         if lbest as usize >= d {
             if self.mx[l] < m {
                 nl

@@ -529,11 +529,15 @@ pub fn run_watched(
     start: Option<Vec<f64>>,
     params: &Params,
 ) -> Result<Option<RunResult>, String> {
-    // Never panics: a limit too large for a Duration (or NaN) waits "forever".
+    run_watched_until(m, start, params, grace_end(params))
+}
+
+/// When a run started now with `params` is past its limit and `GRACE`.
+/// Never panics: a limit too large for a Duration (or NaN) waits "forever".
+pub fn grace_end(params: &Params) -> std::time::Instant {
     let wait = std::time::Duration::try_from_secs_f64(params.time_limit.max(0.0) + GRACE)
         .unwrap_or(std::time::Duration::MAX);
-    let until = crate::stop::instant_after(std::time::Instant::now(), wait);
-    run_watched_until(m, start, params, until)
+    crate::stop::instant_after(std::time::Instant::now(), wait)
 }
 
 /// `run` on its own thread, abandoned (`Ok(None)`) at `until` or when
