@@ -77,7 +77,7 @@ use crate::schedule::Schedule;
 use crate::stop::Deadline;
 
 pub use super::profile::MAX_CELLS;
-use super::profile::{Looks, MaxTree, cells_fit, sizes_and_cores, unit_of};
+use super::profile::{Looks, MaxTree, cells_fit, sizes_and_cores, unit_of, widest_horizon};
 
 /// The static part of the scheme for one node graph.
 pub struct Insertion<'g, 'a> {
@@ -182,7 +182,18 @@ impl<'g, 'a> Insertion<'g, 'a> {
     /// profile a tree over the next power of two above the horizon, in
     /// units of the durations' greatest common divisor).
     pub fn fits(&self, horizon: u64) -> bool {
-        cells_fit(horizon, self.unit, (self.cores.len() + self.n_types) as u64)
+        cells_fit(horizon, self.unit, self.profiles())
+    }
+
+    /// The largest horizon that `fits`.
+    pub fn widest(&self) -> u64 {
+        widest_horizon(self.unit, self.profiles())
+    }
+
+    /// The number of profiles a pass keeps: one a core type, one a memory
+    /// type.
+    fn profiles(&self) -> u64 {
+        (self.cores.len() + self.n_types) as u64
     }
 
     /// Whether the hold of `v`'s slot `s` is open when `v` is placed: it has

@@ -323,6 +323,18 @@ pub(super) fn cells_fit(horizon: u64, unit: u64, profiles: u64) -> bool {
         .is_some_and(|c| c <= MAX_CELLS)
 }
 
+/// The largest horizon `cells_fit` accepts (0 where none does): the trees
+/// over `P` cells, `P` the largest power of two with `P * profiles` within
+/// `MAX_CELLS`, hold every horizon below `P * unit`.
+pub(super) fn widest_horizon(unit: u64, profiles: u64) -> u64 {
+    let most = MAX_CELLS / profiles.max(1);
+    if most == 0 {
+        return 0;
+    }
+    let cells = 1u64 << most.ilog2();
+    cells.saturating_mul(unit) - 1
+}
+
 /// The greatest common divisor of `g`'s durations (1 when all are 0): the
 /// profiles' time unit. Exact for the passes: every start they choose is a
 /// predecessor's end or just past a profile's step, both multiples of it.
@@ -340,6 +352,20 @@ mod tests {
     /// `first_fit` against a plain array under random range adds that keep
     /// every value within `0..=cap` (a core profile): the first start at or
     /// after `t` of `d` cells all below `cap`.
+    /// The widest horizon fits the cells and one unit more does not, for
+    /// units and profile counts that do and do not divide the cells.
+    #[test]
+    fn the_widest_horizon_is_the_last_that_fits() {
+        for unit in [1, 2, 5, 7, 1 << 40] {
+            for profiles in [1, 2, 3, 5, 6, 9, 64] {
+                let w = widest_horizon(unit, profiles);
+                assert!(cells_fit(w, unit, profiles), "{unit} {profiles}");
+                assert!(!cells_fit(w + 1, unit, profiles), "{unit} {profiles}");
+            }
+        }
+        assert_eq!(widest_horizon(1, MAX_CELLS + 1), 0);
+    }
+
     #[test]
     fn the_tree_finds_the_first_window_below_a_capacity() {
         let mut rng = crate::rng::SplitMix64::new(11);

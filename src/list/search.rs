@@ -222,7 +222,7 @@ fn shift(list: &mut [u32], pos: &mut [usize], from: usize, to: usize) {
 /// room past it (a node that waits for a later one's release is placed once
 /// that one is), within the cells.
 fn room(ins: &super::insertion::Insertion, ms: u64) -> u64 {
-    Some(ms + ms / 16).filter(|&h| ins.fits(h)).unwrap_or(ms)
+    (ms + ms / 16).min(ins.widest()).max(ms)
 }
 
 /// The latest end of an insertion pass's starts (all below its horizon).
@@ -632,10 +632,11 @@ impl<'g, 'a> Searcher<'g, 'a> {
                 }
                 Err(Stop::Deadlock(d)) => {
                     log::debug!(
-                        "{} pass ({how}) deadlocked at t={} after {} starts",
+                        "{} pass ({how}) deadlocked at t={} after {} starts (gave up: {})",
                         mode_name(mode),
                         d.time,
-                        d.started
+                        d.started,
+                        d.gave_up
                     );
                     self.free_stats[i].1 += 1;
                     self.deadlocks += 1;
@@ -962,25 +963,15 @@ impl<'g, 'a> Searcher<'g, 'a> {
         let ins = super::insertion::Insertion::new(g, least)?;
         // The first lists may be far from the best schedule (a frugal
         // order's insertion schedule is often better than its serial one):
-        // a horizon up to the serial makespan, within the cells a pass may use.
+        // a horizon up to the serial makespan and never below the best one,
+        // within the cells a pass may use. Where the best makespan does not
+        // fit them (a serial first schedule on a huge graph), the widest
+        // horizon they hold (at least `least`, which `Insertion::new`
+        // checked): a pass that needs more fails.
         let total: u64 = (0..g.n_nodes() as u32)
             .map(|v| g.dur(v))
             .fold(0, u64::saturating_add);
-        // Below the best makespan only where it does not fit the cells (a
-        // serial first schedule on a huge graph): a pass that needs more
-        // fails.
-        let floor = if ins.fits(b.makespan) {
-            b.makespan
-        } else {
-            least
-        };
-        let mut horizon = total.max(b.makespan);
-        while horizon > floor && !ins.fits(horizon) {
-            horizon = (horizon / 2).max(floor);
-        }
-        if !ins.fits(horizon) {
-            return None;
-        }
+        let horizon = total.max(b.makespan).min(ins.widest());
         // Op orders: the memory-frugal one, the input one.
         let mut cur: Option<(Vec<u32>, u64)> = None;
         let mut firsts: Vec<Vec<u32>> = Vec::new();
@@ -1209,9 +1200,11 @@ impl<'g, 'a> Searcher<'g, 'a> {
         deadline: &Deadline,
     ) -> Option<u64> {
         let ins = self.hold_insertion(target)?;
-        let horizon = [near.saturating_mul(2), room(&ins, near)]
-            .into_iter()
-            .find(|&h| ins.fits(h))?;
+        let horizon = near.saturating_mul(2).min(ins.widest());
+        let horizon = horizon.max(room(&ins, near));
+        if !ins.fits(horizon) {
+            return None;
+        }
         let st = ins
             .pass_of_starts(list, horizon, deadline)
             .or_else(|| ins.pass(list, horizon, deadline))?;
