@@ -327,9 +327,6 @@ impl<'g, 'a> Insertion<'g, 'a> {
     }
 }
 
-/// Placements between two looks at the deadline.
-pub(super) const DEADLINE_EVERY: usize = 4096;
-
 /// Nodes a pass lets wait for a later placement at once.
 const MAX_WAITING: usize = 1024;
 const _: () = assert!(

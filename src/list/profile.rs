@@ -6,11 +6,13 @@ use crate::graph::NodeGraph;
 use crate::instance::Instance;
 use crate::stop::Deadline;
 
-use super::insertion::DEADLINE_EVERY;
-
 /// Largest product of the horizon and the number of profiles (core types
 /// plus memory types) a pass allocates: 32 bytes a cell, 64 MiB.
 pub const MAX_CELLS: u64 = 1 << 21;
+
+/// Placements (nodes of a serial pass's list) between two looks at the
+/// deadline.
+pub(super) const DEADLINE_EVERY: usize = 4096;
 
 /// Steps of the placements' walks (a step: a search of each profile the
 /// node uses, O(log horizon)) a serial pass makes between two looks at the

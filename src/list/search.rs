@@ -1741,7 +1741,7 @@ mod tests {
         let ins = super::super::insertion::Insertion::new(&g, 1).expect("fits");
         let list = best_start_order(&s);
         assert!(
-            list.len() < super::super::insertion::DEADLINE_EVERY,
+            list.len() < super::super::profile::DEADLINE_EVERY,
             "the list alone never looks"
         );
         let horizon = fitting_horizon(&g, &ins);
@@ -1774,7 +1774,7 @@ mod tests {
     fn serial_passes_look_at_the_clock_by_their_steps() {
         let n = 1000;
         assert!(
-            n < super::super::insertion::DEADLINE_EVERY,
+            n < super::super::profile::DEADLINE_EVERY,
             "the list alone never looks"
         );
         let (inst, choice) = two_core_walk(n);
