@@ -95,6 +95,19 @@ pub fn memory_order(g: &NodeGraph, deadline: &Deadline) -> Option<Vec<u32>> {
             }
         }
     }
+    // Per op and type: what its own sinks will hold, relative to the size,
+    // where its successors have sources of that type. Fixed while the op is
+    // unplaced (`pending` of an op changes only when its successors are
+    // placed, after it), so computed once.
+    let own: Vec<f64> = (0..n_ops * n_mem)
+        .map(|k| {
+            if pending[k] > 0 {
+                sink[k] as f64 / scale[k % n_mem]
+            } else {
+                0.0
+            }
+        })
+        .collect();
     let comp = components(g);
     let mut focus = u32::MAX;
     let mut held = vec![0u128; n_mem];
@@ -132,10 +145,10 @@ pub fn memory_order(g: &NodeGraph, deadline: &Deadline) -> Option<Vec<u32>> {
             let fits = (0..n_mem).all(|m| held[m] - release[m] + peaks[m] <= caps[m]);
             let mut score = 0.0;
             for m in 0..n_mem {
-                score += release[m] as f64 / scale[m];
-                if pending[bo + m] > 0 {
-                    score -= sink[bo + m] as f64 / scale[m];
+                if release[m] > 0 {
+                    score += release[m] as f64 / scale[m];
                 }
+                score -= own[bo + m];
             }
             let here = comp[b as usize] == focus;
             let better = match &best {
@@ -355,4 +368,33 @@ pub fn blind_rank(g: &NodeGraph, slow_down: u32) -> Vec<u32> {
         rank[v as usize] = k as u32;
     }
     rank
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// Ops 1 and 3 (one node each, both ready at once, in graphs of their
+    /// own) release nothing; op 1's sink will hold its memory until op 2
+    /// (a source of the same type) starts, op 3 holds nothing past its
+    /// node. The order takes op 3 first (the score subtracts the holds an
+    /// op's sinks will keep, fixed while the op is unplaced), then the
+    /// graph of ops 1 and 2 in order; with the edge from op 3 instead, op
+    /// 1 first.
+    #[test]
+    fn the_op_whose_sinks_will_not_hold_goes_first() {
+        let lib = "SetSocInfo([[0,1]],[[0,10]])\n\
+                   AddOpInfo(1,1,0,[],[[1,0,1]],[[1,0,4]])\n";
+        for (ops, edges, want) in [
+            ("[[1,1,1],[2,1,1],[3,1,1]]", "[[1,2]]", vec![2, 0, 1]),
+            ("[[1,1,1],[2,1,1],[3,1,1]]", "[[3,2]]", vec![0, 2, 1]),
+        ] {
+            let text = format!("{lib}GetInferenceScheResult({edges},{ops})\n");
+            let inst = crate::instance::parse_reader(text.as_bytes(), "f.txt").expect("parses");
+            let g = NodeGraph::new(&inst, vec![0; 3]).expect("a graph");
+            let long = Deadline::after(Duration::from_secs(600));
+            assert_eq!(memory_order(&g, &long), Some(want), "{edges}");
+        }
+    }
 }
