@@ -40,12 +40,20 @@ use crate::stop::Deadline;
 use super::profile::Profile;
 use super::{Model, Pass, Stop};
 
+/// `Guard::opm_last` of an inter-op hold whose successor ops have no
+/// source of its type (`u32::MAX`: not computed yet).
+const NO_SOURCE: u32 = u32::MAX - 1;
+
 /// A list whose serial schedule is legal, with its memory profile.
 #[derive(Clone)]
 pub struct Guide {
     /// The serial pass's own start order (joint groups are consecutive).
     list: Vec<u32>,
     pos: Vec<u32>,
+    /// Bit k set: position k starts a joint group of the serial pass (every
+    /// position alone is a group of one). A group's positions all record
+    /// the memory held just after the whole group started.
+    group_first: Vec<u64>,
     /// Per memory type: the serial profile (binding types only).
     base: Vec<Option<Profile>>,
     /// Makespan of the serial schedule.
@@ -64,6 +72,7 @@ impl Guide {
             list,
             cursor: 0,
             order: Vec::with_capacity(n),
+            group_first: vec![0; n.div_ceil(64)],
             base: (0..md.n_mem)
                 .map(|m| md.binding[m].then(|| Profile::new(n)))
                 .collect(),
@@ -85,11 +94,22 @@ impl Guide {
             Guide {
                 list: rec.order,
                 pos,
+                group_first: rec.group_first,
                 base,
                 serial_makespan,
             },
             s,
         ))
+    }
+
+    /// The first position of the joint group that position `k` belongs to
+    /// (groups have at most `MAX_GROUP` members).
+    fn group_start(&self, k: usize) -> usize {
+        let mut k = k;
+        while self.group_first[k / 64] & (1 << (k % 64)) == 0 {
+            k -= 1;
+        }
+        k
     }
 
     /// The list, in the serial pass's start order.
@@ -99,7 +119,9 @@ impl Guide {
 
     /// Bytes held, for the memory figures in the logs.
     pub fn bytes(&self) -> usize {
-        8 * self.list.len() + self.base.iter().flatten().map(|p| p.bytes()).sum::<usize>()
+        8 * self.list.len()
+            + 8 * self.group_first.len()
+            + self.base.iter().flatten().map(|p| p.bytes()).sum::<usize>()
     }
 
     /// A fresh guard for one pass.
@@ -126,6 +148,8 @@ pub(super) struct Recorder<'m> {
     /// No unstarted node of `list` before this position.
     pub cursor: usize,
     pub order: Vec<u32>,
+    /// See `Guide::group_first`.
+    pub group_first: Vec<u64>,
     pub base: Vec<Option<Profile>>,
 }
 
@@ -133,6 +157,8 @@ impl Recorder<'_> {
     /// After a joint start of `set` (already in `order`'s tail): the memory
     /// held now is the profile of these positions.
     pub(super) fn record(&mut self, set: &[u32], usage: &[u128]) {
+        let first = self.order.len();
+        self.group_first[first / 64] |= 1 << (first % 64);
         self.order.extend_from_slice(set);
         let end = self.order.len();
         for (m, pr) in self.base.iter_mut().enumerate() {
@@ -162,7 +188,7 @@ pub(super) struct Guard<'m> {
     /// (where its extra hold starts); `u32::MAX` for the others.
     early_from: Vec<u32>,
     /// Per inter-op hold entry of the model: the last turn of the sources it
-    /// waits for (computed when first needed).
+    /// waits for (computed when first needed; `NO_SOURCE` where none).
     opm_last: Vec<u32>,
     /// From the last `check`: the first unstarted position after the in-order
     /// members, and how many members are in order.
@@ -173,6 +199,7 @@ impl Guard<'_> {
     pub(super) fn len(&self) -> usize {
         self.guide.list.len()
     }
+
     pub(super) fn node_at(&self, q: usize) -> u32 {
         self.guide.list[q]
     }
@@ -310,16 +337,18 @@ impl Guard<'_> {
         pr.sub_inner(q.max(p), r, amount);
     }
 
-    /// The position after which the guide's serial schedule no longer holds
-    /// x's demand of type m: the turn of its last same-type successor, or the
-    /// turn after its own when it has none.
+    /// The first position from which the guide's serial schedule no longer
+    /// holds x's demand of type m: the first position of the joint group of
+    /// its last same-type successor (every position of a group records the
+    /// memory held after the whole group started, when the successor's
+    /// start has released x), or the turn after x's own when it has none.
     fn serial_release(&mut self, md: &Model, x: u32, m: TypeIdx) -> usize {
         let g = md.g;
         let pos = &self.guide.pos;
-        let mut r = pos[x as usize] as usize + 1;
+        let mut last: Option<usize> = None;
         for y in g.intra_succs(x) {
             if g.demand(y, m) > 0 {
-                r = r.max(pos[y as usize] as usize);
+                last = last.max(Some(pos[y as usize] as usize));
             }
         }
         if g.is_sink(x)
@@ -329,18 +358,57 @@ impl Guard<'_> {
                 self.opm_last = vec![u32::MAX; md.opm.len()];
             }
             if self.opm_last[k] == u32::MAX {
-                let mut last = 0usize;
+                let mut found: Option<usize> = None;
                 for &b in g.op_succs(g.node_op[x as usize]) {
                     for y in g.sources(b) {
                         if g.demand(y, m) > 0 {
-                            last = last.max(pos[y as usize] as usize);
+                            found = found.max(Some(pos[y as usize] as usize));
                         }
                     }
                 }
-                self.opm_last[k] = last as u32;
+                self.opm_last[k] = found.map_or(NO_SOURCE, |s| s as u32);
             }
-            r = r.max(self.opm_last[k] as usize);
+            if self.opm_last[k] != NO_SOURCE {
+                last = last.max(Some(self.opm_last[k] as usize));
+            }
         }
-        r
+        match last {
+            Some(s) => self.guide.group_start(s),
+            None => self.guide.pos[x as usize] as usize + 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::NodeGraph;
+    use crate::instance::parse_reader;
+
+    /// The task book's joint start (problem.md §4.4): node 0 holds 1024 of
+    /// 1024 until both successors (512 each) start, which the serial pass
+    /// does as one group at positions 1 and 2; both positions record the
+    /// memory after the group started (1024, node 0 released). Node 0's
+    /// serial release is the group's first position, so its release lowers
+    /// no position of the group: lowering position 1 as well (up to its
+    /// last successor's own turn) would leave 0 there and let a guarded
+    /// pass admit 1024 more where the completion holds 1024 already.
+    #[test]
+    fn a_holder_released_by_a_joint_group_is_released_at_its_first_position() {
+        let text = "SetSocInfo([[0,2]],[[0,1024]])
+AddOpInfo(1,1,0,[[1,2],[1,3]],[[1,0,5],[2,0,5],[3,0,5]],[[1,0,1024],[2,0,512],[3,0,512]])
+GetInferenceScheResult([],[[1,1,1]])";
+        let inst = parse_reader(text.as_bytes(), "unit").unwrap();
+        let g = NodeGraph::new(&inst, vec![0]).unwrap();
+        let md = Model::new(&g);
+        let forever = Deadline::after(std::time::Duration::from_secs(60));
+        let (gd, _) = Guide::new(&md, &[0, 1, 2], &forever).expect("a guide");
+        assert_eq!(gd.list(), &[0, 1, 2]);
+        assert_eq!((gd.group_start(1), gd.group_start(2)), (1, 1), "one group");
+        let mut guard = gd.guard();
+        assert_eq!(guard.serial_release(&md, 0, 0), 1);
+        guard.released(&md, 0, 0, 1024);
+        let pr = guard.profile[0].as_ref().expect("memory binds");
+        assert_eq!((pr.max(0, 1), pr.max(1, 2), pr.max(2, 3)), (0, 1024, 1024));
     }
 }

@@ -133,10 +133,17 @@ impl Profile {
     /// the block's last position within the range), if any.
     pub fn last_above(&self, lo: usize, hi: usize, thr: u64) -> Option<usize> {
         let (a, b) = self.blocks(lo, hi);
-        let blk = self.last_rec(1, 0, self.size - 1, a, b, i128::from(thr))?;
+        let blk = self.last_rec(1, 0, self.size - 1, a, b, 0, thr)?;
         Some((blk * self.block + self.block - 1).min(hi - 1))
     }
 
+    /// `acc`: the pending additions of node i's ancestors (wrapping: a
+    /// subtraction is stored as its two's complement). A node's largest
+    /// value is `mx[i] + acc`, a true value within u64 (every position's
+    /// value is what the guard keeps within a memory size), so the wrapping
+    /// sum is exact where a signed reading of `lz` would not be (sizes may
+    /// reach 2^64).
+    #[allow(clippy::too_many_arguments)]
     fn last_rec(
         &self,
         i: usize,
@@ -144,18 +151,19 @@ impl Profile {
         nr: usize,
         a: usize,
         b: usize,
-        thr: i128,
+        acc: u64,
+        thr: u64,
     ) -> Option<usize> {
-        if nr < a || nl > b || i128::from(self.mx[i]) <= thr {
+        if nr < a || nl > b || self.mx[i].wrapping_add(acc) <= thr {
             return None;
         }
         if nl == nr {
             return Some(nl);
         }
         let mid = (nl + nr) / 2;
-        let thr = thr - i128::from(self.lz[i]);
-        self.last_rec(2 * i + 1, mid + 1, nr, a, b, thr)
-            .or_else(|| self.last_rec(2 * i, nl, mid, a, b, thr))
+        let acc = acc.wrapping_add(self.lz[i]);
+        self.last_rec(2 * i + 1, mid + 1, nr, a, b, acc, thr)
+            .or_else(|| self.last_rec(2 * i, nl, mid, a, b, acc, thr))
     }
 
     /// Bytes held (for the memory figures in the logs).
@@ -168,16 +176,20 @@ impl Profile {
 mod tests {
     use super::*;
 
-    /// Against a plain array, on random operations (small n: exact blocks).
-    #[test]
-    fn matches_a_plain_array() {
-        let mut seed = 7u64;
-        let mut rnd = |m: usize| {
+    /// Draws below `m` from a linear congruential generator.
+    fn draws(mut seed: u64) -> impl FnMut(usize) -> usize {
+        move |m| {
             seed = seed
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             ((seed >> 33) as usize) % m
-        };
+        }
+    }
+
+    /// Against a plain array, on random operations (small n: exact blocks).
+    #[test]
+    fn matches_a_plain_array() {
+        let mut rnd = draws(7);
         for n in [1usize, 2, 3, 17, 100] {
             let mut p = Profile::new(n);
             let mut plain: Vec<u64> = (0..n).map(|_| rnd(50) as u64).collect();
@@ -223,5 +235,67 @@ mod tests {
         p.add(21, 22, 1); // block 5 = positions 20..24
         assert_eq!(p.max(23, 24), 1);
         assert_eq!(p.max(24, 40), 0);
+    }
+
+    /// Against a plain array with the guard's subtractions too:
+    /// `sub_inner` lowers only what the base holds (never below the extra
+    /// adds), so a node's own pending addition may be negative (stored as
+    /// its two's complement) while every value stays non-negative;
+    /// `last_above` must read it as a subtraction.
+    #[test]
+    fn subtractions_keep_the_last_position_above_exact() {
+        let mut rnd = draws(11);
+        for n in [5usize, 17, 64, 100, 300] {
+            for _round in 0..50 {
+                let mut p = Profile::new(n);
+                let mut plain: Vec<u64> = (0..n).map(|_| rnd(50) as u64).collect();
+                for (k, &v) in plain.iter().enumerate() {
+                    p.raise(k, v);
+                }
+                p.seal();
+                let mut base = plain.clone();
+                let mut undo = Vec::new();
+                for step in 0..400 {
+                    let lo = rnd(n);
+                    let hi = lo + 1 + rnd(n - lo);
+                    match rnd(4) {
+                        0 => {
+                            let v = rnd(10) as u64;
+                            p.add(lo, hi, v);
+                            plain[lo..hi].iter_mut().for_each(|x| *x += v);
+                            undo.push((lo, hi, v));
+                        }
+                        1 if !undo.is_empty() => {
+                            let (lo, hi, v) = undo.swap_remove(rnd(undo.len()));
+                            p.sub(lo, hi, v);
+                            plain[lo..hi].iter_mut().for_each(|x| *x -= v);
+                        }
+                        2 => {
+                            let m = *base[lo..hi].iter().min().unwrap();
+                            if m > 0 {
+                                let v = 1 + rnd(m as usize) as u64;
+                                p.sub_inner(lo, hi, v);
+                                plain[lo..hi].iter_mut().for_each(|x| *x -= v);
+                                base[lo..hi].iter_mut().for_each(|x| *x -= v);
+                            }
+                        }
+                        _ => {
+                            assert_eq!(
+                                p.max(lo, hi),
+                                *plain[lo..hi].iter().max().unwrap(),
+                                "n {n} step {step}"
+                            );
+                            let thr = rnd(80) as u64;
+                            let last = (lo..hi).rev().find(|&k| plain[k] > thr);
+                            assert_eq!(
+                                p.last_above(lo, hi, thr),
+                                last,
+                                "n {n} step {step} lo {lo} hi {hi} thr {thr}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
 }
