@@ -351,9 +351,6 @@ pub(super) fn unit_of(g: &NodeGraph) -> u64 {
 mod tests {
     use super::*;
 
-    /// `first_fit` against a plain array under random range adds that keep
-    /// every value within `0..=cap` (a core profile): the first start at or
-    /// after `t` of `d` cells all below `cap`.
     /// The widest horizon fits the cells and one unit more does not, for
     /// units and profile counts that do and do not divide the cells.
     #[test]
@@ -368,6 +365,9 @@ mod tests {
         assert_eq!(widest_horizon(1, MAX_CELLS + 1), 0);
     }
 
+    /// `first_fit` against a plain array under random range adds that keep
+    /// every value within `0..=cap` (a core profile): the first start at or
+    /// after `t` of `d` cells all below `cap`.
     #[test]
     fn the_tree_finds_the_first_window_below_a_capacity() {
         let mut rng = crate::rng::SplitMix64::new(11);

@@ -222,7 +222,7 @@ fn shift(list: &mut [u32], pos: &mut [usize], from: usize, to: usize) {
 /// room past it (a node that waits for a later one's release is placed once
 /// that one is), within the cells.
 fn room(ins: &super::insertion::Insertion, ms: u64) -> u64 {
-    (ms + ms / 16).min(ins.widest()).max(ms)
+    ms.saturating_add(ms / 16).min(ins.widest()).max(ms)
 }
 
 /// The latest end of an insertion pass's starts (all below its horizon).
