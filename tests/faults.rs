@@ -23,18 +23,19 @@ fn scratch(name: &str) -> PathBuf {
     dir.join(name)
 }
 
-/// Runs `tmin` with a wall-clock limit: None when it had to be killed (a hang).
-/// `tmin gen ARGS -o` a scratch file `name`, which it returns.
-fn gen_scratch(name: &str, args: &[&str]) -> PathBuf {
+/// `tmin gen ARGS -o` a scratch file `name`, which it returns (`args` as
+/// typed on the command line, separated by spaces).
+fn gen_scratch(name: &str, args: &str) -> PathBuf {
     let path = scratch(name);
     let mut all = vec!["gen"];
-    all.extend_from_slice(args);
+    all.extend(args.split_whitespace());
     all.extend_from_slice(&["-o", path.to_str().unwrap()]);
     let (code, _, err) = tmin(&all);
     assert_eq!(code, 0, "{err}");
     path
 }
 
+/// Runs `tmin` with a wall-clock limit: None when it had to be killed (a hang).
 fn tmin_within(args: &[&str], limit: Duration) -> Option<(i32, String, String)> {
     let mut child = Command::new(env!("CARGO_BIN_EXE_tmin"))
         .args(args)
@@ -512,10 +513,7 @@ fn solve_reads_stdin_once() {
 
 #[test]
 fn time_limit_zero_returns_promptly_with_a_documented_code() {
-    let inst = gen_scratch(
-        "gen-5000-ops.txt",
-        &["--ops", "5000", "--nodes", "10-20", "--seed", "3"],
-    );
+    let inst = gen_scratch("gen-5000-ops.txt", "--ops 5000 --nodes 10-20 --seed 3");
     assert!(std::fs::metadata(&inst).unwrap().len() > 1 << 16);
     let inst = inst.to_str().unwrap();
     // More than 64 KiB of input at limit 0: the limit passes while reading.
@@ -573,24 +571,8 @@ fn time_limit_zero_returns_promptly_with_a_documented_code() {
 fn bound_keeps_its_time_limit_where_highs_presolve_overruns() {
     let inst = gen_scratch(
         "gen-20000-chains.txt",
-        &[
-            "--ops",
-            "20000",
-            "--nodes",
-            "5-12",
-            "--density",
-            "0.3",
-            "--width",
-            "1",
-            "--cores",
-            "1,1,1",
-            "--mem-types",
-            "2",
-            "--tightness",
-            "1.0",
-            "--seed",
-            "408",
-        ],
+        "--ops 20000 --nodes 5-12 --density 0.3 --width 1 --cores 1,1,1 \
+         --mem-types 2 --tightness 1.0 --seed 408",
     );
     let t0 = Instant::now();
     let (code, out, err) = tmin_within(
@@ -612,22 +594,8 @@ fn bound_keeps_its_time_limit_where_highs_presolve_overruns() {
 fn sat_keeps_its_time_limit_where_many_ops_share_their_tilings() {
     let inst = gen_scratch(
         "gen-20000-one-type.txt",
-        &[
-            "--ops",
-            "20000",
-            "--nodes",
-            "10-20",
-            "--op-types",
-            "1",
-            "--shapes",
-            "1",
-            "--tilings",
-            "4",
-            "--tightness",
-            "0.9",
-            "--seed",
-            "404",
-        ],
+        "--ops 20000 --nodes 10-20 --op-types 1 --shapes 1 --tilings 4 \
+         --tightness 0.9 --seed 404",
     );
     let t0 = Instant::now();
     let (code, out, err) = tmin_within(

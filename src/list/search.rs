@@ -1201,8 +1201,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
     ) -> Option<u64> {
         let ins = self.hold_insertion(target)?;
         let horizon = near.saturating_mul(2).min(ins.widest());
-        let horizon = horizon.max(room(&ins, near));
-        if !ins.fits(horizon) {
+        if horizon < near {
             return None;
         }
         let st = ins

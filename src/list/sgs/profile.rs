@@ -176,20 +176,11 @@ impl Profile {
 mod tests {
     use super::*;
 
-    /// Draws below `m` from a linear congruential generator.
-    fn draws(mut seed: u64) -> impl FnMut(usize) -> usize {
-        move |m| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            ((seed >> 33) as usize) % m
-        }
-    }
-
     /// Against a plain array, on random operations (small n: exact blocks).
     #[test]
     fn matches_a_plain_array() {
-        let mut rnd = draws(7);
+        let mut rng = crate::rng::SplitMix64::new(7);
+        let mut rnd = |m: usize| rng.below_mod(m);
         for n in [1usize, 2, 3, 17, 100] {
             let mut p = Profile::new(n);
             let mut plain: Vec<u64> = (0..n).map(|_| rnd(50) as u64).collect();
@@ -244,7 +235,8 @@ mod tests {
     /// `last_above` must read it as a subtraction.
     #[test]
     fn subtractions_keep_the_last_position_above_exact() {
-        let mut rnd = draws(11);
+        let mut rng = crate::rng::SplitMix64::new(11);
+        let mut rnd = |m: usize| rng.below_mod(m);
         for n in [5usize, 17, 64, 100, 300] {
             for _round in 0..50 {
                 let mut p = Profile::new(n);
