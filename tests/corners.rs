@@ -218,6 +218,10 @@ const COMBINATORIAL: &[&str] = &[
     "memory type # area",
 ];
 
+/// The coupled bound's source (models/bounds.md §5a): computed where some
+/// op has a choice, so never for one tiling choice.
+const COUPLED: &str = "core loads and memory areas coupled by the tiling choice";
+
 #[test]
 fn combinatorial_bounds_never_pass_the_optimum() {
     let mut tight = Tightness::default();
@@ -228,6 +232,7 @@ fn combinatorial_bounds_never_pass_the_optimum() {
         }
     }
     tight.assert_tight(COMBINATORIAL);
+    tight.assert_tight(&[COUPLED]);
 }
 
 /// `tmin check --usage` on the brute force's optimal schedule of every case

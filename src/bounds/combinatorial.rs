@@ -1,6 +1,7 @@
 //! The combinatorial bounds (models/bounds.md §1-5): critical path, core
 //! loads, head-body-tail per core type, Jackson's preemptive bound on
-//! one-core types, memory areas; energetic reasoning (§8) on top.
+//! one-core types, memory areas, and those loads and areas coupled by the
+//! tiling choice (§5a, `coupled`); energetic reasoning (§8) on top.
 //!
 //! Every quantity here is a minimum over an op's usable tilings, so no choice
 //! of tilings can beat it; sums saturate at u64::MAX (saturating a lower
@@ -49,13 +50,7 @@ fn op_minimums(inst: &Instance, cands: Option<&[Vec<u32>]>) -> OpMins {
         for t in tilings_of(inst, cands, op) {
             let tl = &lib.tilings[t as usize];
             lib.core_work(t, &mut w);
-            a.iter_mut().for_each(|x| *x = 0);
-            for v in tl.nodes() {
-                let d = lib.node_dur[v as usize];
-                for m in lib.mems(v) {
-                    a[m.mem as usize] += u128::from(m.amount) * u128::from(d);
-                }
-            }
+            lib.mem_area(t, &mut a);
             let o = op as usize;
             if first {
                 cp[o] = tl.critical_path;
@@ -225,6 +220,10 @@ impl<'a> Shared<'a> {
                 value: div_ceil_u128(total, u128::from(mt.size)),
                 source: format!("memory type {} area", mt.id),
             });
+        }
+
+        if let Some(b) = crate::bounds::coupled::bound(inst, cands) {
+            all.push(b);
         }
 
         // Energetic reasoning starts from the best of the others: it only ever

@@ -5,6 +5,8 @@
 //! - `combinatorial`: critical path, core loads, head-body-tail, Jackson's
 //!   preemptive bound, memory areas (models/bounds.md §1-5), over `heads`
 //!   (op heads and tails, intra-tiling paths, the one-resource bounds);
+//! - `coupled`: core loads and memory areas coupled by the tiling choice
+//!   (§5a), part of the combinatorial bounds;
 //! - `energetic`: energetic reasoning (§8);
 //! - `relaxation`: the tiling-choice relaxation's rows and their exact
 //!   enumeration (§6; its MILP is `milp::aggregate`);
@@ -19,6 +21,7 @@
 //! indexes every argument to its section, its code and its test.
 
 pub mod combinatorial;
+pub mod coupled;
 pub mod energetic;
 pub mod heads;
 pub mod nogoods;
