@@ -49,7 +49,8 @@
 //! in a schedule's order), it waits and is tried again after each placement,
 //! its open holds reserved at the horizon so that later nodes opening holds
 //! of those types wait behind it. A pass fails when too many nodes wait, one
-//! still waits at the end, or a node fits nowhere below the horizon.
+//! still waits at the end, a node fits nowhere below the horizon, or its
+//! walks pass their budget (`STEP_BUDGET_PER_NODE`).
 //!
 //! A legal schedule's start order, whose equal starts (ties) are consecutive,
 //! has its own pass (`pass_of_starts`): a node that cannot start at its
@@ -222,7 +223,8 @@ impl<'g, 'a> Insertion<'g, 'a> {
     /// list would release what it needs: equal starts in a schedule's order)
     /// waits, up to `MAX_WAITING` nodes at once, and is tried again after
     /// each placement. `None` when nodes still wait at the end, too many
-    /// wait, or the horizon is too large (`fits`).
+    /// wait, the steps pass `STEP_BUDGET_PER_NODE`, or the horizon is too
+    /// large (`fits`).
     pub fn pass(&self, list: &[u32], horizon: u64, deadline: &Deadline) -> Option<Starts> {
         self.run(list, horizon, deadline, false)
     }
@@ -251,15 +253,27 @@ impl<'g, 'a> Insertion<'g, 'a> {
         // Nodes that wait, and whether each holds a reservation.
         let mut waiting: Vec<(u32, bool)> = Vec::new();
         let mut looks = Looks::default();
-        for (i, &v) in list.iter().enumerate() {
-            if looks.stop(i, st.steps, deadline) {
+        // Whether the steps so far (the node at `pos` included, its retries
+        // too) pass the budget at that position; logged when they do.
+        let over = |pos: usize, steps: u64, waiting: usize| {
+            let over = steps > STEP_BUDGET_PER_NODE.saturating_mul(pos as u64 + 1) + 10_000;
+            if over {
+                log::debug!(
+                    "insertion pass: gave up on its step budget at position {pos} of {}, {waiting} waiting",
+                    list.len()
+                );
+            }
+            over
+        };
+        for (pos, &v) in list.iter().enumerate() {
+            if looks.stop(pos, st.steps, deadline) || over(pos, st.steps, waiting.len()) {
                 return None;
             }
             if st.start[v as usize] != UNPLACED {
                 continue; // placed with a joint group
             }
             let placed = if ties {
-                st.place_tied(self, v, &list[i + 1..])
+                st.place_tied(self, v, &list[pos + 1..])
             } else {
                 st.place(self, v) || st.place_jointly(self, v)
             };
@@ -277,11 +291,11 @@ impl<'g, 'a> Insertion<'g, 'a> {
             // Each placement may release what a waiting node lacks. The
             // retries may cost more than the list itself (up to
             // `MAX_WAITING` nodes after every placement, from the first
-            // again after each success): the deadline is looked at before
-            // each round.
+            // again after each success): the deadline and the step budget
+            // are looked at before each round.
             let mut i = 0;
             while i < waiting.len() {
-                if i == 0 && deadline.expired() {
+                if i == 0 && (deadline.expired() || over(pos, st.steps, waiting.len())) {
                     return None;
                 }
                 let (w, reserved) = waiting[i];
@@ -326,6 +340,16 @@ impl<'g, 'a> Insertion<'g, 'a> {
         )
     }
 }
+
+/// Steps (`PassState::steps`: the placements' walks, retries of waiting
+/// nodes included) a pass may have taken by each position of its list, per
+/// position so far, beyond a fixed 10,000. Where memory keeps many nodes
+/// waiting, each retry walks the profiles up to the horizon and fails, and
+/// such a pass spends its steps early in the list: it ends on this budget
+/// instead of running to its deadline. Passes that complete on the
+/// benchmark sets stay well within it at every position
+/// (results/shapes-engines.md, "The insertion passes' step budget").
+const STEP_BUDGET_PER_NODE: u64 = 256;
 
 /// Nodes a pass lets wait for a later placement at once.
 const MAX_WAITING: usize = 1024;
