@@ -73,6 +73,38 @@ fn sh(script: &str) -> i32 {
         .expect("exit code")
 }
 
+/// A tiling's memory area reaching 2^128: 4,096 nodes each holding all of a
+/// memory of 2^53 for 2^63 time units. Summed in u128 without saturation
+/// the area wrapped to 0 (the bound left out; a panic where overflow is
+/// checked); saturated, the area bound is u64::MAX, still a bound (the
+/// nodes run one at a time: 2^75).
+#[test]
+fn an_area_of_2_pow_128_saturates_instead_of_wrapping() {
+    let (d, a) = (1u128 << 63, 1u128 << 53);
+    let nodes: Vec<String> = (1..=4096).map(|i| format!("[{i},0,{d}]")).collect();
+    let mems: Vec<String> = (1..=4096).map(|i| format!("[{i},0,{a}]")).collect();
+    let text = format!(
+        "SetSocInfo([[0,4096]],[[0,{a}]])\nAddOpInfo(1,1,0,[],[{}],[{}])\nGetInferenceScheResult([],[[1,1,1]])\n",
+        nodes.join(","),
+        mems.join(",")
+    );
+    let p = common::tmp_in("faults", "area-2pow128.txt", text.as_bytes());
+    let (code, out, err) =
+        common::tmin(&["bound", "--json", "--time-limit", "0", p.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let area = v["bounds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["source"] == "memory type 0 area");
+    assert_eq!(
+        area.and_then(|b| b["value"].as_u64()),
+        Some(u64::MAX),
+        "{out}"
+    );
+}
+
 // 1. Total work of one core type reaching 2^64: Jackson's preemptive bound
 // saturated its clock at u64::MAX and looped forever (bound, check --bound and
 // every solve engine hung).

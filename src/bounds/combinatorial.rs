@@ -212,7 +212,7 @@ impl<'a> Shared<'a> {
         }
 
         for (m, mt) in inst.platform.mems.iter().enumerate() {
-            let total: u128 = mins.area[m].iter().sum();
+            let total = mins.area[m].iter().fold(0u128, |s, &a| s.saturating_add(a));
             if total == 0 || mt.size == 0 {
                 continue;
             }

@@ -218,10 +218,10 @@ impl Loads {
                 .map(|(b, o)| (b + o) / 2.0)
                 .collect();
             evaluate(q, &mut best, &mut cuts);
-            work -= per_eval;
+            work = work.saturating_sub(per_eval);
             if dot(&out, &cuts[cuts.len() - 1]) >= u * (1.0 - 1e-12) {
                 evaluate(out, &mut best, &mut cuts);
-                work -= per_eval;
+                work = work.saturating_sub(per_eval);
             }
         }
         log::debug!(

@@ -155,7 +155,8 @@ impl Relaxation {
                 for v in lib.tilings[t as usize].nodes() {
                     let d = u128::from(lib.node_dur[v as usize] / unit);
                     for md in lib.mems(v) {
-                        area[md.mem as usize] += u128::from(md.amount) * d;
+                        area[md.mem as usize] =
+                            area[md.mem as usize].saturating_add(u128::from(md.amount) * d);
                     }
                 }
                 for (m, a) in area.into_iter().enumerate() {
