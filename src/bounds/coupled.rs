@@ -181,18 +181,6 @@ impl Loads {
         let mut cuts: Vec<Vec<f64>> = Vec::new();
         let mut best = (f64::NEG_INFINITY, vec![0.0; r]);
         let mut sub = vec![0.0; r];
-        // The single resources first: bounds 2 and 5 over these candidates.
-        let mut nu = vec![0.0; r];
-        for i in 0..r {
-            nu.fill(0.0);
-            nu[i] = 1.0;
-            let g = self.evaluate(&nu, &mut sub);
-            if g > best.0 {
-                best = (g, nu.clone());
-            }
-            cuts.push(sub.clone());
-        }
-        let mut ub = f64::INFINITY;
         let mut evaluate = |nu: Vec<f64>, best: &mut (f64, Vec<f64>), cuts: &mut Vec<Vec<f64>>| {
             let g = self.evaluate(&nu, &mut sub);
             if g > best.0 {
@@ -200,6 +188,13 @@ impl Loads {
             }
             cuts.push(sub.clone());
         };
+        // The single resources first: bounds 2 and 5 over these candidates.
+        for i in 0..r {
+            let mut nu = vec![0.0; r];
+            nu[i] = 1.0;
+            evaluate(nu, &mut best, &mut cuts);
+        }
+        let mut ub = f64::INFINITY;
         while cuts.len() < MAX_EVALUATIONS && work >= 2 * per_eval {
             let Some((out, u)) = master(&cuts, &mut work) else {
                 break;

@@ -142,6 +142,7 @@ impl Relaxation {
         // Ops with a candidate without nodes: they link nothing in the
         // chain (problem.md §6).
         let mut empties = vec![false; n_ops];
+        let mut area = vec![0u128; areas.len()];
         for (o, ts) in cands.iter().enumerate() {
             for (k, &t) in ts.iter().enumerate() {
                 lib.core_work(t, &mut work);
@@ -151,17 +152,12 @@ impl Relaxation {
                         loads[c].push((o as u32, k as u32, u128::from(w / unit)));
                     }
                 }
-                let mut area = vec![0u128; areas.len()];
-                for v in lib.tilings[t as usize].nodes() {
-                    let d = u128::from(lib.node_dur[v as usize] / unit);
-                    for md in lib.mems(v) {
-                        area[md.mem as usize] =
-                            area[md.mem as usize].saturating_add(u128::from(md.amount) * d);
-                    }
-                }
-                for (m, a) in area.into_iter().enumerate() {
+                // `unit` divides every candidate's durations, so the area
+                // in units is the area divided by it.
+                lib.mem_area(t, &mut area);
+                for (m, &a) in area.iter().enumerate() {
                     if a > 0 {
-                        areas[m].push((o as u32, k as u32, a));
+                        areas[m].push((o as u32, k as u32, a / u128::from(unit)));
                     }
                 }
             }
