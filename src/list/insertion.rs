@@ -387,6 +387,22 @@ struct PassState {
     log: Option<Vec<Undo>>,
 }
 
+/// Adds `d` on `[l, r)` of a pass's profile over `h` cells: where the range
+/// runs to the last cell (a hold open until the horizon, or released from
+/// some instant on), on every cell from `l` on (`MaxTree::add_from`), so
+/// that every add covering the last cell is one of those and the cells past
+/// it hold what it holds (models/list.md, "The adds that run to the
+/// horizon").
+fn add_until(tree: &mut MaxTree, l: usize, r: usize, h: usize, d: i64) {
+    if r == h {
+        if l < h {
+            tree.add_from(l, d);
+        }
+    } else {
+        tree.range_add(l, r, d);
+    }
+}
+
 /// One change a joint placement may have to undo.
 enum Undo {
     /// A profile add: (core profile, type, from, to, amount).
@@ -536,7 +552,7 @@ impl PassState {
             }
         }
         for &(m, from, a) in &self.releases {
-            self.mem[m].range_add(from, h, -a);
+            add_until(&mut self.mem[m], from, h, h, -a);
         }
         let ct = usize::from(g.core[vi]);
         let mut t = ready;
@@ -583,7 +599,7 @@ impl PassState {
             }
         };
         for &(m, from, a) in &self.releases {
-            self.mem[m].range_add(from, h, a);
+            add_until(&mut self.mem[m], from, h, h, a);
         }
         placed.then_some(t)
     }
@@ -597,7 +613,13 @@ impl PassState {
         for s in ins.slot[vi] as usize..ins.slot[vi + 1] as usize {
             if ins.open(v, s) {
                 let (m, a) = ins.slot_mem[s];
-                self.mem[m as usize].range_add(self.h - 1, self.h, sign * a);
+                add_until(
+                    &mut self.mem[m as usize],
+                    self.h - 1,
+                    self.h,
+                    self.h,
+                    sign * a,
+                );
             }
         }
     }
@@ -605,11 +627,12 @@ impl PassState {
     /// Adds `d` on `[l, r)` of a profile (memory type, or core type when
     /// `core`), logged when a joint placement may be undone.
     fn add(&mut self, core: bool, i: usize, l: usize, r: usize, d: i64) {
-        if core {
-            self.core[i].range_add(l, r, d);
+        let tree = if core {
+            &mut self.core[i]
         } else {
-            self.mem[i].range_add(l, r, d);
-        }
+            &mut self.mem[i]
+        };
+        add_until(tree, l, r, self.h, d);
         if let Some(log) = &mut self.log {
             log.push(Undo::Add(core, i, l, r, d));
         }
@@ -689,11 +712,12 @@ impl PassState {
         while log.len() > mark {
             match log.pop().expect("above mark") {
                 Undo::Add(core, i, l, r, d) => {
-                    if core {
-                        self.core[i].range_add(l, r, -d);
+                    let tree = if core {
+                        &mut self.core[i]
                     } else {
-                        self.mem[i].range_add(l, r, -d);
-                    }
+                        &mut self.mem[i]
+                    };
+                    add_until(tree, l, r, self.h, -d);
                 }
                 Undo::Start(v) => self.start[v as usize] = UNPLACED,
                 Undo::Intra(ps, last) => {

@@ -225,23 +225,41 @@ impl MaxTree {
         }
         // The ancestors of both boundary leaves, level by level: once the
         // two paths meet, one walk.
-        let (mut a, mut b) = ((l + self.n) >> 1, (r - 1 + self.n) >> 1);
-        while a >= 1 {
-            self.pull(a);
-            if a != b {
-                self.pull(b);
-            }
-            a >>= 1;
-            b >>= 1;
+        self.pull_paths((l + self.n) >> 1, (r - 1 + self.n) >> 1);
+    }
+
+    /// Adds `d` on every cell from `l` on, the cells past those a caller
+    /// queries included (`l < n`; nothing otherwise). A hold open until a
+    /// pass's horizon is such an add. Every node that covers part of
+    /// `[l, n)` exactly is the right sibling of an ancestor of leaf `l`, so
+    /// only those ancestors recompute their maximum: half the pulls of
+    /// `range_add`, whose right boundary's path is then all inside covered
+    /// nodes. Where every add that covers a caller's last cell `c` is one
+    /// of these, the cells past `c` hold what `c` holds, so a search over
+    /// cells up to `c` descends where it did before.
+    pub(super) fn add_from(&mut self, l: usize, d: i64) {
+        if l >= self.n {
+            return;
         }
+        let (mut lo, mut hi) = (l + self.n, 2 * self.n);
+        while lo < hi {
+            if lo & 1 == 1 {
+                self.mx[lo] += d;
+                self.add[lo] += d;
+                lo += 1;
+            }
+            lo >>= 1;
+            hi >>= 1;
+        }
+        let a = (l + self.n) >> 1;
+        self.pull_paths(a, a);
     }
 
     /// Recomputes the maximum of node `i` from its children (and, with
     /// `with_fit`, its runs).
     #[inline]
     fn pull(&mut self, i: usize) {
-        let m = self.mx[2 * i].max(self.mx[2 * i + 1]);
-        self.mx[i] = m + self.add[i];
+        let m = self.pull_max(i);
         if let Some(runs) = &mut self.runs {
             let (l, r) = (2 * i, 2 * i + 1);
             let (lpre, lsuf, lbest) = runs_below(&self.mx, self.n, runs, l, m);
@@ -250,6 +268,42 @@ impl MaxTree {
             runs.pre[i] = if lpre == ll { ll + rpre } else { lpre };
             runs.suf[i] = if rsuf == rl { rl + lsuf } else { rsuf };
             runs.best[i] = lbest.max(rbest).max(lsuf + rpre);
+        }
+    }
+
+    /// Recomputes the maximum of node `i` from its children; returns the
+    /// larger child's.
+    #[inline(always)]
+    fn pull_max(&mut self, i: usize) -> i64 {
+        let m = self.mx[2 * i].max(self.mx[2 * i + 1]);
+        self.mx[i] = m + self.add[i];
+        m
+    }
+
+    /// `pull` on node `a` and its ancestors, and on `b` and its ancestors
+    /// below the node where the two paths meet (both `a`). Without runs,
+    /// the maximum alone, in a loop of its own that the compiler keeps
+    /// tight.
+    #[inline]
+    fn pull_paths(&mut self, a: usize, b: usize) {
+        if self.runs.is_some() {
+            self.walk_up(a, b, Self::pull);
+        } else {
+            self.walk_up(a, b, |t, i| {
+                t.pull_max(i);
+            });
+        }
+    }
+
+    #[inline(always)]
+    fn walk_up(&mut self, mut a: usize, mut b: usize, mut f: impl FnMut(&mut Self, usize)) {
+        while a >= 1 {
+            f(self, a);
+            if a != b {
+                f(self, b);
+            }
+            a >>= 1;
+            b >>= 1;
         }
     }
 
@@ -400,7 +454,8 @@ mod tests {
     }
 
     /// Both searches of the tree against a plain array under random range
-    /// adds: the first and the last index above each threshold in each range.
+    /// adds and adds to the end: the first and the last index above each
+    /// threshold in each range.
     #[test]
     fn the_tree_finds_the_first_and_last_index_above_a_threshold() {
         let mut rng = crate::rng::SplitMix64::new(7);
@@ -411,8 +466,14 @@ mod tests {
                 let (x, y) = (rng.below_mod(n + 1), rng.below_mod(n + 1));
                 let (l, r) = (x.min(y), x.max(y));
                 let d = rng.below_mod(9) as i64 - 4;
-                t.range_add(l, r, d);
-                a[l..r].iter_mut().for_each(|v| *v += d);
+                if rng.below_mod(3) == 0 {
+                    // To the end, the cells past `n` included.
+                    t.add_from(l, d);
+                    a[l..].iter_mut().for_each(|v| *v += d);
+                } else {
+                    t.range_add(l, r, d);
+                    a[l..r].iter_mut().for_each(|v| *v += d);
+                }
                 let (x, y) = (rng.below_mod(n + 1), rng.below_mod(n + 1));
                 let (l, r) = (x.min(y), x.max(y));
                 let thr = rng.below_mod(9) as i64 - 4;
