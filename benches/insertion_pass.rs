@@ -5,8 +5,9 @@
 //! do different work).
 //!
 //! Run: `cargo bench --bench insertion_pass -- [SECONDS]` (default 3 per
-//! row). Prints a markdown table: passes made, microseconds a pass and
-//! nanoseconds a node, per instance and pass. `scripts/bench-insertion
+//! row). Prints a markdown table: the outcome (with a digest of the
+//! starts), passes made, microseconds a pass and nanoseconds a node, per
+//! instance and pass. `scripts/bench-insertion
 //! OLD_REV` runs it for two versions at once (results/insertion-pass.md).
 //!
 //! Instances: the medium tight set's t4 recipe (`tmin gen --ops 220 --nodes
@@ -62,23 +63,38 @@ fn bench_one(ops: u32, secs: f64) {
         return;
     };
     let forever = Deadline::after(Duration::from_secs(3600));
-    let row = |name: &str, f: &dyn Fn() -> bool| {
+    // The outcome names a digest of the starts: two builds whose rows
+    // share it made the same passes.
+    let row = |name: &str, f: &dyn Fn() -> Option<Vec<u64>>| {
         let t = Instant::now();
-        let (mut passes, mut done) = (0u64, false);
+        let (mut passes, mut done) = (0u64, None);
         while passes == 0 || t.elapsed().as_secs_f64() < secs {
             done = f();
             passes += 1;
         }
         let per = t.elapsed().as_secs_f64() / passes as f64;
-        let outcome = if done { "complete" } else { "failed" };
+        let outcome = match done {
+            Some(starts) => format!("complete, starts {:016x}", digest(&starts)),
+            None => "failed".to_string(),
+        };
         println!(
             "| {ops} | {nodes} | {name} | {outcome} | {passes} | {:.1} | {:.0} |",
             per * 1e6,
             per * 1e9 / nodes as f64
         );
     };
-    row("pass", &|| ins.pass(&list, horizon, &forever).is_some());
+    row("pass", &|| ins.pass(&list, horizon, &forever));
     row("pass_of_starts", &|| {
-        ins.pass_of_starts(&list, horizon, &forever).is_some()
+        ins.pass_of_starts(&list, horizon, &forever)
     });
+}
+
+/// FNV-1a over the starts' bytes.
+fn digest(starts: &[u64]) -> u64 {
+    starts
+        .iter()
+        .flat_map(|s| s.to_le_bytes())
+        .fold(0xcbf2_9ce4_8422_2325, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        })
 }
