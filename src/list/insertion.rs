@@ -380,7 +380,8 @@ struct PassState {
     sinks_left: Vec<u32>,
     op_end: Vec<u64>,
     /// Holds the node being placed releases, taken off the profiles from
-    /// `from` on while its instant is searched.
+    /// `from` on while its instant is searched. Empty but from a search
+    /// that found an instant (`search_to_commit`) to the commit after it.
     releases: Vec<Release>,
     /// Steps of the placements' walks so far (`profile::Looks`).
     steps: u64,
@@ -502,26 +503,27 @@ impl PassState {
 
     /// Places `v` at the earliest instant that fits below the horizon; false
     /// (nothing changed) when its predecessors are not all placed or no
-    /// instant fits. The holds it releases stay off the profiles from where
-    /// the search took them off, and the placement adds back only the part
-    /// before their release time: two adds to the horizon fewer a release.
+    /// instant fits.
     fn place(&mut self, ins: &Insertion, v: u32) -> bool {
-        if self.log.is_some() {
-            // Under a trial the search's own adds are not logged.
-            return match self.earliest(ins, v) {
-                Some(t) => {
-                    self.commit(ins, v, t);
-                    true
-                }
-                None => false,
-            };
-        }
-        match self.search(ins, v) {
+        match self.search_to_commit(ins, v) {
             Some(t) => {
-                self.commit_with(ins, v, t, true);
+                self.commit(ins, v, t);
                 true
             }
             None => false,
+        }
+    }
+
+    /// `earliest`, for a commit at the instant found: the holds `v`
+    /// releases stay off the profiles from where the search took them off
+    /// (in `releases`), and the commit adds back only the part before their
+    /// release time, two adds to the horizon fewer a release. Under a
+    /// trial (`log`) they go back at once: the search's adds are not logged.
+    fn search_to_commit(&mut self, ins: &Insertion, v: u32) -> Option<u64> {
+        if self.log.is_some() {
+            self.earliest(ins, v)
+        } else {
+            self.search(ins, v)
         }
     }
 
@@ -671,34 +673,32 @@ impl PassState {
         }
     }
 
-    /// Adds `d` on `[l, r)` of a profile (memory type, or core type when
-    /// `core`), logged when a joint placement may be undone.
-    fn add(&mut self, core: bool, i: usize, l: usize, r: usize, d: i64) {
-        let tree = if core {
+    /// The profile of memory type `i`, or of core type `i` when `core`.
+    fn profile(&mut self, core: bool, i: usize) -> &mut MaxTree {
+        if core {
             &mut self.core[i]
         } else {
             &mut self.mem[i]
-        };
-        add_until(tree, l, r, self.h, d);
+        }
+    }
+
+    /// Adds `d` on `[l, r)` of a profile (memory type, or core type when
+    /// `core`), logged when a joint placement may be undone.
+    fn add(&mut self, core: bool, i: usize, l: usize, r: usize, d: i64) {
+        let h = self.h;
+        add_until(self.profile(core, i), l, r, h, d);
         if let Some(log) = &mut self.log {
             log.push(Undo::Add(core, i, l, r, d));
         }
     }
 
-    /// Places `v` at `t` (no test) and releases the holds it ends.
+    /// Places `v` at `t` (no test) and releases the holds it ends; after
+    /// `search_to_commit` found `t`, the holds in `releases` are off the
+    /// profiles from their `from` on already, and each release adds back
+    /// the part before its release time instead.
     fn commit(&mut self, ins: &Insertion, v: u32, t: u64) {
-        self.commit_with(ins, v, t, false);
-    }
-
-    /// `commit`; with `searched`, after `search` found `t`: the holds in
-    /// `releases` are off the profiles from their `from` on already, and
-    /// each release adds back the part before its release time instead.
-    fn commit_with(&mut self, ins: &Insertion, v: u32, t: u64, searched: bool) {
-        let mut searched_off = if searched {
-            std::mem::take(&mut self.releases)
-        } else {
-            Vec::new()
-        };
+        debug_assert!(self.releases.is_empty() || self.log.is_none());
+        let mut searched_off = std::mem::take(&mut self.releases);
         let g = ins.g;
         let nt = ins.n_types;
         let vi = v as usize;
@@ -770,12 +770,10 @@ impl PassState {
             self.sinks_left[op] -= 1;
             self.op_end[op] = self.op_end[op].max(t + d);
         }
-        if searched {
-            // What the search took off for a hold this placement did not
-            // end (none: both find the same holds) goes back.
-            self.releases = searched_off;
-            self.restore_releases();
-        }
+        // What the search took off for a hold this placement did not end
+        // (none: both find the same holds) goes back.
+        self.releases = searched_off;
+        self.restore_releases();
     }
 
     /// Cuts the hold of slot `ps` (type `m`, amount `a`) back to `[.., r)`:
@@ -799,12 +797,8 @@ impl PassState {
         while log.len() > mark {
             match log.pop().expect("above mark") {
                 Undo::Add(core, i, l, r, d) => {
-                    let tree = if core {
-                        &mut self.core[i]
-                    } else {
-                        &mut self.mem[i]
-                    };
-                    add_until(tree, l, r, self.h, -d);
+                    let h = self.h;
+                    add_until(self.profile(core, i), l, r, h, -d);
                 }
                 Undo::Start(v) => self.start[v as usize] = UNPLACED,
                 Undo::Intra(ps, last) => {
@@ -886,20 +880,12 @@ impl PassState {
         let Some(ready) = self.ready(ins, v) else {
             return false;
         };
-        // As in `place`: the releases stay off the profiles for the commit.
-        let searched = self.log.is_none();
-        let alone = if searched {
-            self.search(ins, v)
-        } else {
-            self.earliest(ins, v)
-        };
+        let alone = self.search_to_commit(ins, v);
         if alone == Some(ready) {
-            self.commit_with(ins, v, ready, searched);
+            self.commit(ins, v, ready);
             return true;
         }
-        if searched && alone.is_some() {
-            self.restore_releases();
-        }
+        self.restore_releases();
         let mut best: Option<(u64, usize)> = alone.map(|t| (t, 1));
         let mut group = vec![v];
         for &w in rest {
