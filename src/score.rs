@@ -7,13 +7,16 @@
 //! missing schedule gives S_base. Every schedule is validated before it is
 //! scored. T_min is never something that is not a bound: it comes from a
 //! reference (a bench folder or a CSV) or from `engine::proven_bounds`, and a
-//! legal schedule below it is an error that names the reference.
+//! legal schedule below it is an error that names the reference. Each legal
+//! schedule also gets the bound for its own tilings (`TilingsBound`), which
+//! splits its gap into what its order may lose and what its tilings do.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::bounds::combinatorial::ChoiceBounds;
 use crate::error::{InputError, InputResult, Pos};
 use crate::instance::Instance;
 
@@ -546,12 +549,33 @@ pub struct Scored {
     /// The first violations (or why the file could not be read), empty when legal.
     pub violations: Vec<String>,
     pub violation_count: usize,
+    /// Legal schedules only: the lower bound for the schedule's own tilings.
+    pub tilings_bound: Option<TilingsBound>,
+}
+
+/// The lower bound for one tiling choice (`ChoiceBounds::all`), or T_min
+/// where that is higher (T_min bounds every schedule, whatever its tilings):
+/// no schedule with these tilings ends before it, so a schedule's makespan
+/// above it is at most what its order loses, the rest of its gap being its
+/// tilings' or the bounds' (`tmin check --bound` reports the same).
+#[derive(Clone, Debug)]
+pub struct TilingsBound {
+    pub value: u128,
+    /// The argument (`core type 1 head-body-tail`) or `T_min`.
+    pub source: String,
 }
 
 impl Scored {
     pub fn gap(&self) -> Option<f64> {
         self.makespan
             .map(|t| crate::solve::gap(t, self.scale.t_min))
+    }
+
+    /// (makespan - bound for its tilings) / makespan: at most what the
+    /// schedule's order loses against the best schedule with its tilings.
+    pub fn order_gap(&self) -> Option<f64> {
+        let b = self.tilings_bound.as_ref()?;
+        self.makespan.map(|t| crate::solve::gap(t, b.value))
     }
 }
 
@@ -566,6 +590,7 @@ pub fn score_file(
     heuristic: &str,
     schedule: &Path,
     scale: &Scale,
+    tilings: &ChoiceBounds,
     s_base: f64,
     s_max: f64,
     max_violations: usize,
@@ -579,6 +604,7 @@ pub fn score_file(
         heuristic,
         schedule: &name,
         scale,
+        tilings,
         s_base,
         s_max,
     };
@@ -593,13 +619,16 @@ pub struct Scoring<'a> {
     /// The schedule's name (its file).
     pub schedule: &'a str,
     pub scale: &'a Scale,
+    /// The instance's bounds for one tiling choice (built once an instance).
+    pub tilings: &'a ChoiceBounds<'a>,
     pub s_base: f64,
     pub s_max: f64,
 }
 
 /// Scores a verdict (`schedule::check_reader`, `check_outcome`): an
 /// unreadable or illegal schedule scores `s_base`; a legal makespan below
-/// T_min is an error (T_min was not a bound).
+/// T_min, or below the bound for its own tilings, is an error (that was not
+/// a bound).
 pub fn score_report(
     rep: InputResult<crate::schedule::Report>,
     at: &Scoring,
@@ -615,6 +644,7 @@ pub fn score_report(
         score,
         violations,
         violation_count: count,
+        tilings_bound: None,
     };
     let rep = match rep {
         Ok(r) => r,
@@ -650,6 +680,31 @@ pub fn score_report(
             ),
         });
     }
+    // A legal schedule's rows form a schedule, so its tilings are known.
+    let tilings_bound = rep.choice.as_deref().map(|choice| {
+        let own = at.tilings.all(choice).best;
+        if u128::from(own.value) > scale.t_min {
+            TilingsBound {
+                value: u128::from(own.value),
+                source: own.source,
+            }
+        } else {
+            TilingsBound {
+                value: scale.t_min,
+                source: "T_min".into(),
+            }
+        }
+    });
+    if let Some(b) = tilings_bound.as_ref().filter(|b| t < b.value) {
+        return Err(ScoreError::NotABound {
+            from_reference: false,
+            message: format!(
+                "{name} is a legal schedule of {instance_label} with makespan {t}, below \
+                 the bound {} ({}) for its own tilings: that bound is wrong",
+                b.value, b.source
+            ),
+        });
+    }
     let mut row = base(
         true,
         Some(t),
@@ -657,6 +712,7 @@ pub fn score_report(
         Vec::new(),
         0,
     );
+    row.tilings_bound = tilings_bound;
     // A legal schedule that meets a proven bound proves it optimal.
     if t == scale.t_min {
         row.scale.kind = TminKind::Optimal;
@@ -676,6 +732,7 @@ pub fn missing(heuristic: &str, instance_label: &str, scale: &Scale, s_base: f64
         score: s_base,
         violations: vec!["missing: no schedule for this instance".into()],
         violation_count: 0,
+        tilings_bound: None,
     }
 }
 
@@ -773,6 +830,9 @@ pub fn to_json(rows: &[Scored]) -> Value {
                     "t_max": num(r.scale.t_max),
                     "t_max_source": r.scale.t_max_source,
                     "gap": r.gap(),
+                    "tilings_bound": r.tilings_bound.as_ref().map(|b| num(b.value)),
+                    "tilings_bound_source": r.tilings_bound.as_ref().map(|b| &b.source),
+                    "order_gap": r.order_gap(),
                     "score": r.score,
                     "violation_count": r.violation_count,
                     "violations": r.violations,
@@ -793,7 +853,7 @@ fn csv_cell(s: &str) -> String {
 /// `--csv`: a header and one line per schedule.
 pub fn to_csv(rows: &[Scored]) -> String {
     let mut s = String::from(
-        "heuristic,instance,schedule,legal,makespan,t_min,t_min_kind,t_max,gap,score,violation_count\n",
+        "heuristic,instance,schedule,legal,makespan,t_min,t_min_kind,t_max,gap,score,violation_count,tilings_bound,order_gap\n",
     );
     for r in rows {
         let fields = [
@@ -808,6 +868,11 @@ pub fn to_csv(rows: &[Scored]) -> String {
             r.gap().map(|g| format!("{g:.6}")).unwrap_or_default(),
             format!("{:.4}", r.score),
             r.violation_count.to_string(),
+            r.tilings_bound
+                .as_ref()
+                .map(|b| b.value.to_string())
+                .unwrap_or_default(),
+            r.order_gap().map(|g| format!("{g:.6}")).unwrap_or_default(),
         ];
         s.push_str(&fields.join(","));
         s.push('\n');
@@ -820,7 +885,11 @@ pub fn to_csv(rows: &[Scored]) -> String {
 pub fn to_text(rows: &[Scored], s_max: f64) -> String {
     use std::fmt::Write as _;
     let mut s = String::new();
-    let table: Vec<[String; 8]> = rows
+    let percent = |g: Option<f64>| {
+        g.map(|g| format!("{:.2}%", 100.0 * g))
+            .unwrap_or("-".into())
+    };
+    let table: Vec<[String; 10]> = rows
         .iter()
         .map(|r| {
             [
@@ -834,9 +903,11 @@ pub fn to_text(rows: &[Scored], s_max: f64) -> String {
                 r.makespan.map(|t| t.to_string()).unwrap_or("-".into()),
                 format!("{} ({})", r.scale.t_min, r.scale.kind.name()),
                 r.scale.t_max.to_string(),
-                r.gap()
-                    .map(|g| format!("{:.2}%", 100.0 * g))
-                    .unwrap_or("-".into()),
+                percent(r.gap()),
+                r.tilings_bound
+                    .as_ref()
+                    .map_or("-".into(), |b| b.value.to_string()),
+                percent(r.order_gap()),
                 format!("{:.2}", r.score),
             ]
         })
@@ -849,6 +920,8 @@ pub fn to_text(rows: &[Scored], s_max: f64) -> String {
         "T_min",
         "T_max",
         "gap",
+        "its tilings' bound",
+        "order gap",
         "score",
     ];
     let mut w = head.map(str::len);
@@ -888,6 +961,13 @@ pub fn to_text(rows: &[Scored], s_max: f64) -> String {
                 );
             }
         }
+    }
+    if rows.iter().any(|r| r.tilings_bound.is_some()) {
+        let _ = writeln!(
+            s,
+            "\n(its tilings' bound: no schedule with the same tilings ends before it; order gap: \
+             (makespan - that bound) / makespan, at most what the schedule's order loses)"
+        );
     }
     let rank = ranking(rows);
     let _ = writeln!(s, "\nranking (total score; at most {s_max} per instance):");

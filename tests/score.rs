@@ -126,6 +126,55 @@ fn cli_scores_legal_schedules_by_the_formula() {
     assert!(close(r["score"].as_f64().unwrap(), 50.0)); // 100 * 3/6
 }
 
+/// Example 1 with op 1 in its chain tiling 0 (critical path 20, where
+/// tiling 1's is 15): the critical path of that choice is 20 + 14 + 9 = 43,
+/// and this schedule meets it.
+const EX1_CHAIN_TILING: &str = "[[1,0,1,0,0],[1,0,2,5,0],[1,0,3,15,0],\
+[2,0,1,20,0],[2,0,2,24,0],[2,0,3,30,0],[2,0,4,24,1],[2,0,5,30,1],\
+[3,0,1,34,0],[3,0,2,38,0],[3,0,3,40,0]]";
+
+#[test]
+fn the_bound_for_a_schedules_own_tilings_splits_its_gap() {
+    // Tiling 0 for op 1: its tilings' bound is their critical path, 43,
+    // above T_min = 38, so the whole gap 5/43 is the tilings' and the order
+    // loses nothing. Tiling 1 shifted by 3: its tilings' own bound is 38 =
+    // T_min, so the order may lose all of 3/41.
+    let chain = tmp_in(SUITE, "ex1-chain.schedule", EX1_CHAIN_TILING.as_bytes());
+    let chain = chain.display().to_string();
+    let s41 = sched("ex1-order-plus3.schedule", 3);
+    let (code, out, err) = tmin(&["score", EX1, &chain, &s41, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let rows = json(&out);
+    assert_eq!(rows[0]["makespan"], 43);
+    assert_eq!(rows[0]["t_min"], 38);
+    assert_eq!(rows[0]["tilings_bound"], 43);
+    assert_eq!(rows[0]["tilings_bound_source"], "critical path");
+    assert!(close(rows[0]["gap"].as_f64().unwrap(), 5.0 / 43.0));
+    assert!(close(rows[0]["order_gap"].as_f64().unwrap(), 0.0));
+    assert_eq!(rows[1]["tilings_bound"], 38);
+    assert_eq!(rows[1]["tilings_bound_source"], "T_min");
+    assert!(close(rows[1]["order_gap"].as_f64().unwrap(), 3.0 / 41.0));
+    // An illegal schedule has none.
+    let late = shifted(0).replace("[1,1,1,0,0]", "[1,1,1,1,0]");
+    let late = tmp_in(SUITE, "ex1-late.schedule", late.as_bytes());
+    let (code, out, _) = tmin(&["score", EX1, &late.display().to_string(), "--json"]);
+    assert_eq!(code, 1);
+    assert!(json(&out)[0]["tilings_bound"].is_null());
+    // The text and CSV forms carry the same values.
+    let (code, out, _) = tmin(&["score", EX1, &chain, "--csv"]);
+    assert_eq!(code, 0);
+    let mut lines = out.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |k: &str| row[head.iter().position(|h| *h == k).unwrap()];
+    assert_eq!(col("tilings_bound"), "43");
+    assert_eq!(col("order_gap"), "0.000000");
+    let (code, out, _) = tmin(&["score", EX1, &s41]);
+    assert_eq!(code, 0);
+    let line = out.lines().nth(1).unwrap();
+    assert!(line.contains(" 38 ") && line.contains("7.32%"), "{out}");
+}
+
 #[test]
 fn single_chain_t_min_equals_t_max() {
     let inst = tmp_in(SUITE, "chain.txt", CHAIN.as_bytes());

@@ -27,6 +27,13 @@ pub(crate) struct Score {
     t_max_source: String,
     /// (makespan - T_min) / makespan (None when illegal).
     gap: Option<f64>,
+    /// The lower bound for the schedule's own tilings, or T_min where higher
+    /// (None when illegal).
+    tilings_bound: Option<u128>,
+    /// Its argument, or `T_min`.
+    tilings_bound_source: Option<String>,
+    /// (makespan - tilings_bound) / makespan: at most what the order loses.
+    order_gap: Option<f64>,
     /// The first violations, as text (empty when legal).
     violations: Vec<String>,
     violation_count: usize,
@@ -88,11 +95,13 @@ pub(crate) fn score(
         let name = sc::instance_name(&label);
         let scale = sc::scale_for(&inst, &name, reference.as_ref(), t_max)?;
         let rep = arg.report(&inst, max_violations);
+        let tilings = crate::bounds::combinatorial::ChoiceBounds::new(&inst);
         let at = sc::Scoring {
             instance_label: &label,
             heuristic: "python",
             schedule: "the schedule",
             scale: &scale,
+            tilings: &tilings,
             s_base,
             s_max,
         };
@@ -112,6 +121,9 @@ pub(crate) fn score(
         t_max: s.scale.t_max,
         t_max_source: s.scale.t_max_source.clone(),
         gap: s.gap(),
+        tilings_bound: s.tilings_bound.as_ref().map(|b| b.value),
+        tilings_bound_source: s.tilings_bound.as_ref().map(|b| b.source.clone()),
+        order_gap: s.order_gap(),
         violations: s.violations.clone(),
         violation_count: s.violation_count,
     })

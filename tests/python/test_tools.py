@@ -68,6 +68,16 @@ def test_score_agrees_with_tmin_score(cli, root, tmp_path):
     assert (got.legal, got.makespan, got.t_min, got.t_max) == (
         want["legal"], want["makespan"], want["t_min"], want["t_max"])
     assert got.score == pytest.approx(want["score"])
+    assert (got.tilings_bound, got.tilings_bound_source) == (
+        want["tilings_bound"], want["tilings_bound_source"])
+    assert got.order_gap == pytest.approx(want["order_gap"])
+    # Op 1 in its chain tiling: no schedule with these tilings ends before
+    # their critical path, 20 + 14 + 9 = 43, which this one meets.
+    chain = ("[[1,0,1,0,0],[1,0,2,5,0],[1,0,3,15,0],[2,0,1,20,0],[2,0,2,24,0],"
+             "[2,0,3,30,0],[2,0,4,24,1],[2,0,5,30,1],[3,0,1,34,0],[3,0,2,38,0],[3,0,3,40,0]]")
+    c = tmin.score(inst, chain)
+    assert (c.makespan, c.t_min, c.tilings_bound, c.order_gap) == (43, 38, 43, 0.0)
+    assert c.gap == pytest.approx(5 / 43)
     ref = tmp_path / "ref.csv"
     ref.write_text("instance,t_min,t_min_kind\nexample1,38,optimal\n")
     s = tmin.score(inst, sched, reference=ref)
@@ -78,6 +88,7 @@ def test_score_agrees_with_tmin_score(cli, root, tmp_path):
     late = sched.read_text().replace("[1,1,1,0,0]", "[1,1,1,1,0]")
     bad = tmin.score(inst, late)
     assert not bad.legal and bad.score == 0.0 and bad.violation_count > 0
+    assert bad.tilings_bound is None and bad.order_gap is None
 
 
 def test_plot_draws_a_legal_schedule_and_refuses_an_illegal_one(root):

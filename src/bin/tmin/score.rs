@@ -26,6 +26,11 @@ schedule with every stretch where nothing runs removed stays legal and ends by
 the sum of its durations, models/bounds.md §9); it is not a bound on any
 heuristic, and not itself a legal schedule.
 
+Its tilings' bound (legal schedules): the lower bound for the schedule's own
+tiling choice (as `tmin check --bound`), or T_min where higher; the order gap
+(T - that bound) / T is at most what the schedule's order loses, the rest of
+the gap being its tilings' or the bounds'.
+
 References: a bench folder (DIR/results.jsonl: status optimal gives the
 makespan as T_min, otherwise lower_bound; a torn last line is ignored), its
 results.csv, or any CSV with a header and the columns instance,t_min and
@@ -175,6 +180,7 @@ pub(crate) fn score_study(
         let name = sc::instance_name(&e.instance);
         let label = path.display().to_string();
         let scale = sc::scale_for(&inst, &name, Some(&reference), None).map_err(Failure::Usage)?;
+        let tilings = tmin::bounds::combinatorial::ChoiceBounds::new(&inst);
         for d in &a.heuristic_dirs {
             let h = heuristic_name(d);
             let file = d.join(format!("{name}.schedule"));
@@ -185,6 +191,7 @@ pub(crate) fn score_study(
                     &h,
                     &file,
                     &scale,
+                    &tilings,
                     a.s_base,
                     a.s_max,
                     a.max_violations,
@@ -223,6 +230,7 @@ pub(crate) fn score_instance(
     let label = instance.display().to_string();
     let name = sc::instance_name(&label);
     let scale = sc::scale_for(&inst, &name, reference, a.t_max).map_err(Failure::Usage)?;
+    let tilings = tmin::bounds::combinatorial::ChoiceBounds::new(&inst);
     for f in &a.schedule_files {
         let h = f.display().to_string();
         rows.push(scored(sc::score_file(
@@ -231,6 +239,7 @@ pub(crate) fn score_instance(
             &h,
             f,
             &scale,
+            &tilings,
             a.s_base,
             a.s_max,
             a.max_violations,
