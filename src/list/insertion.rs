@@ -215,6 +215,34 @@ impl<'g, 'a> Insertion<'g, 'a> {
             .find(|&s| self.slot_mem[s].0 == m)
     }
 
+    /// `f(m, holder)` for each memory type `m` that `v` demands and each
+    /// hold of `m` that waits for `v` among others (problem.md §4.4): the
+    /// slot of an intra-op predecessor demanding `m`, and, where `v` is a
+    /// source, the sinks' holds of each predecessor op, which all wait on
+    /// one (op, type) count. What a placement of `v` may release, what it
+    /// does release, and which nodes start jointly with it are read off
+    /// these. Inlined: it runs in every placement's search and commit, where
+    /// the closure's call showed in the passes' time.
+    #[inline(always)]
+    fn for_each_holder(&self, v: u32, mut f: impl FnMut(TypeIdx, Holder)) {
+        let g = self.g;
+        let vi = v as usize;
+        for s in self.slot[vi] as usize..self.slot[vi + 1] as usize {
+            let m = self.slot_mem[s].0;
+            for p in g.intra_preds(v) {
+                if let Some(slot) = self.slot_of(p, m) {
+                    f(m, Holder::Intra { p, slot });
+                }
+            }
+            if g.is_source(v) {
+                for &op in g.op_preds(g.node_op[vi]) {
+                    let key = op as usize * self.n_types + m as usize;
+                    f(m, Holder::OpSinks { op, key });
+                }
+            }
+        }
+    }
+
     /// Places `list` (a topological order of every node) with every end at
     /// most `horizon`, or until `deadline` (looked at every
     /// `DEADLINE_EVERY` nodes of the list or `STEPS_BETWEEN_LOOKS` steps of
@@ -416,6 +444,16 @@ struct Release {
     amount: i64,
 }
 
+/// A hold that waits for a node among others (`Insertion::for_each_holder`).
+#[derive(Clone, Copy)]
+enum Holder {
+    /// An intra-op predecessor `p`'s hold, in its slot.
+    Intra { p: u32, slot: usize },
+    /// The holds of predecessor op `op`'s sinks, counted together at `key`
+    /// (op, type) of `op_left` and `op_last`.
+    OpSinks { op: u32, key: usize },
+}
+
 /// One change a joint placement may have to undo.
 enum Undo {
     /// A profile add: (core profile, type, from, to, amount).
@@ -549,9 +587,7 @@ impl PassState {
     /// changed where it finds none.
     fn search(&mut self, ins: &Insertion, v: u32) -> Option<u64> {
         let g = ins.g;
-        let nt = ins.n_types;
         let vi = v as usize;
-        let op = g.node_op[vi] as usize;
         let d = ins.dur(v);
         if self.start[vi] != UNPLACED {
             return None;
@@ -564,42 +600,34 @@ impl PassState {
         // The holds this placement releases, counted as gone from
         // max(their fixed part, ready) on during the search.
         let h = self.h;
-        self.releases.clear();
-        for s in slots.clone() {
-            let m = ins.slot_mem[s].0;
-            for p in g.intra_preds(v) {
-                if let Some(ps) = ins.slot_of(p, m)
-                    && self.intra_left[ps] == 1
-                {
-                    let fixed = (self.start[p as usize] + ins.dur(p)).max(self.slot_last[ps]);
-                    self.releases.push(Release {
-                        slot: ps,
-                        mem: m as usize,
-                        from: fixed.max(ready) as usize,
-                        amount: ins.slot_mem[ps].1,
-                    });
+        let mut releases = std::mem::take(&mut self.releases);
+        releases.clear();
+        let mut push = |m: TypeIdx, p: u32, slot: usize, last: u64| {
+            let fixed = (self.start[p as usize] + ins.dur(p)).max(last);
+            releases.push(Release {
+                slot,
+                mem: m as usize,
+                from: fixed.max(ready) as usize,
+                amount: ins.slot_mem[slot].1,
+            });
+        };
+        ins.for_each_holder(v, |m, holder| match holder {
+            Holder::Intra { p, slot } => {
+                if self.intra_left[slot] == 1 {
+                    push(m, p, slot, self.slot_last[slot]);
                 }
             }
-            if g.is_source(v) {
-                for &a in g.op_preds(op as u32) {
-                    let k = a as usize * nt + m as usize;
-                    if self.op_left[k] != 1 {
-                        continue;
-                    }
-                    for p in g.sinks(a) {
-                        if let Some(ps) = ins.slot_of(p, m) {
-                            let fixed = (self.start[p as usize] + ins.dur(p)).max(self.op_last[k]);
-                            self.releases.push(Release {
-                                slot: ps,
-                                mem: m as usize,
-                                from: fixed.max(ready) as usize,
-                                amount: ins.slot_mem[ps].1,
-                            });
+            Holder::OpSinks { op, key } => {
+                if self.op_left[key] == 1 {
+                    for p in g.sinks(op) {
+                        if let Some(slot) = ins.slot_of(p, m) {
+                            push(m, p, slot, self.op_last[key]);
                         }
                     }
                 }
             }
-        }
+        });
+        self.releases = releases;
         for r in &self.releases {
             add_until(&mut self.mem[r.mem], r.from, h, h, -r.amount);
         }
@@ -700,7 +728,6 @@ impl PassState {
         debug_assert!(self.releases.is_empty() || self.log.is_none());
         let mut searched_off = std::mem::take(&mut self.releases);
         let g = ins.g;
-        let nt = ins.n_types;
         let vi = v as usize;
         let op = g.node_op[vi] as usize;
         let d = ins.dur(v);
@@ -716,47 +743,36 @@ impl PassState {
             self.add(true, ct, tu, tu + d as usize, 1);
         }
         // Releases: v is the last same-type successor of these holders.
-        for s in slots.clone() {
-            let m = ins.slot_mem[s].0;
-            for p in g.intra_preds(v) {
-                if let Some(ps) = ins.slot_of(p, m) {
-                    if let Some(log) = &mut self.log {
-                        log.push(Undo::Intra(ps, self.slot_last[ps]));
-                    }
-                    self.slot_last[ps] = self.slot_last[ps].max(t);
-                    self.intra_left[ps] -= 1;
-                    if self.intra_left[ps] == 0 {
-                        let r = (self.start[p as usize] + ins.dur(p)).max(self.slot_last[ps]);
-                        self.release(
-                            &mut searched_off,
-                            ps,
-                            m as usize,
-                            r as usize,
-                            ins.slot_mem[ps].1,
-                        );
-                    }
+        ins.for_each_holder(v, |m, holder| match holder {
+            Holder::Intra { p, slot } => {
+                if let Some(log) = &mut self.log {
+                    log.push(Undo::Intra(slot, self.slot_last[slot]));
+                }
+                self.slot_last[slot] = self.slot_last[slot].max(t);
+                self.intra_left[slot] -= 1;
+                if self.intra_left[slot] == 0 {
+                    let r = (self.start[p as usize] + ins.dur(p)).max(self.slot_last[slot]);
+                    let a = ins.slot_mem[slot].1;
+                    self.release(&mut searched_off, slot, m as usize, r as usize, a);
                 }
             }
-            if g.is_source(v) {
-                for &a in g.op_preds(op as u32) {
-                    let k = a as usize * nt + m as usize;
-                    if let Some(log) = &mut self.log {
-                        log.push(Undo::OpSucc(k, self.op_last[k]));
-                    }
-                    self.op_last[k] = self.op_last[k].max(t);
-                    self.op_left[k] -= 1;
-                    if self.op_left[k] == 0 {
-                        for p in g.sinks(a) {
-                            if let Some(ps) = ins.slot_of(p, m) {
-                                let r = (self.start[p as usize] + ins.dur(p)).max(self.op_last[k]);
-                                let a = ins.slot_mem[ps].1;
-                                self.release(&mut searched_off, ps, m as usize, r as usize, a);
-                            }
+            Holder::OpSinks { op, key } => {
+                if let Some(log) = &mut self.log {
+                    log.push(Undo::OpSucc(key, self.op_last[key]));
+                }
+                self.op_last[key] = self.op_last[key].max(t);
+                self.op_left[key] -= 1;
+                if self.op_left[key] == 0 {
+                    for p in g.sinks(op) {
+                        if let Some(slot) = ins.slot_of(p, m) {
+                            let r = (self.start[p as usize] + ins.dur(p)).max(self.op_last[key]);
+                            let a = ins.slot_mem[slot].1;
+                            self.release(&mut searched_off, slot, m as usize, r as usize, a);
                         }
                     }
                 }
             }
-        }
+        });
         // Its own holds: open until its same-type successors are placed.
         for s in slots {
             let (m, a) = ins.slot_mem[s];
@@ -833,34 +849,22 @@ impl PassState {
     /// would release (sorted, without repeats).
     fn joint_group(&self, ins: &Insertion, v: u32) -> Vec<u32> {
         let g = ins.g;
-        let nt = ins.n_types;
-        let vi = v as usize;
         let mut group = vec![v];
-        for s in ins.slot[vi]..ins.slot[vi + 1] {
-            let m = ins.slot_mem[s as usize].0;
-            for p in g.intra_preds(v) {
-                if ins.slot_of(p, m).is_some() {
-                    for w in g.intra_succs(p) {
-                        if g.demand(w, m) > 0 && self.start[w as usize] == UNPLACED {
-                            group.push(w);
-                        }
+        let mut unplaced = |w: u32, m: TypeIdx| {
+            if g.demand(w, m) > 0 && self.start[w as usize] == UNPLACED {
+                group.push(w);
+            }
+        };
+        ins.for_each_holder(v, |m, holder| match holder {
+            Holder::Intra { p, .. } => g.intra_succs(p).for_each(|w| unplaced(w, m)),
+            Holder::OpSinks { op, key } => {
+                if self.op_left[key] > 1 {
+                    for &b in g.op_succs(op) {
+                        g.sources(b).for_each(|w| unplaced(w, m));
                     }
                 }
             }
-            if g.is_source(v) {
-                for &a in g.op_preds(g.node_op[vi]) {
-                    if self.op_left[a as usize * nt + m as usize] > 1 {
-                        for &b in g.op_succs(a) {
-                            for w in g.sources(b) {
-                                if g.demand(w, m) > 0 && self.start[w as usize] == UNPLACED {
-                                    group.push(w);
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        });
         group.sort_unstable();
         group.dedup();
         group
