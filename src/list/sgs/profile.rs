@@ -87,14 +87,14 @@ impl Profile {
     /// only what it checked to stay within a memory size, so no sum exceeds u64.
     pub fn add(&mut self, lo: usize, hi: usize, v: u64) {
         let (a, b) = self.blocks(lo, hi);
-        self.add_rec(1, 0, self.size - 1, a, b, v);
+        self.add_blocks(a, b, v);
     }
 
     /// Undoes `add(lo, hi, v)` (the same range splits into the same nodes, so
     /// every partial sum returns to what it was).
     pub fn sub(&mut self, lo: usize, hi: usize, v: u64) {
         let (a, b) = self.blocks(lo, hi);
-        self.add_rec(1, 0, self.size - 1, a, b, v.wrapping_neg());
+        self.add_blocks(a, b, v.wrapping_neg());
     }
 
     /// Subtracts `v` on the blocks that lie wholly inside `[lo, hi)` (none when
@@ -107,26 +107,48 @@ impl Profile {
         let a = lo.div_ceil(self.block);
         let b = hi / self.block; // first block not wholly inside
         if a < b {
-            self.add_rec(1, 0, self.size - 1, a, b - 1, v.wrapping_neg());
+            self.add_blocks(a, b - 1, v.wrapping_neg());
         }
     }
 
-    fn add_rec(&mut self, i: usize, nl: usize, nr: usize, a: usize, b: usize, v: u64) {
-        if a <= nl && nr <= b {
-            self.mx[i] = self.mx[i].wrapping_add(v);
-            self.lz[i] = self.lz[i].wrapping_add(v);
-            return;
+    /// Adds `v` (wrapping: a subtraction is its two's complement) to blocks
+    /// `a..=b`, bottom-up: on the nodes that cover the range exactly (the
+    /// left end's right siblings and the right end's left siblings, level by
+    /// level), then every ancestor of the two end leaves recomputes its
+    /// maximum as the larger child's plus its own pending addition. A descent
+    /// from the root covers the same nodes and recomputes their ancestors,
+    /// all of them on those two paths; the paths' other nodes recompute to
+    /// what they hold. So the tree ends the same, in O(log n) without
+    /// recursion.
+    fn add_blocks(&mut self, a: usize, b: usize, v: u64) {
+        let (mut l, mut r) = (a + self.size, b + self.size + 1);
+        while l < r {
+            if l & 1 == 1 {
+                self.mx[l] = self.mx[l].wrapping_add(v);
+                self.lz[l] = self.lz[l].wrapping_add(v);
+                l += 1;
+            }
+            if r & 1 == 1 {
+                r -= 1;
+                self.mx[r] = self.mx[r].wrapping_add(v);
+                self.lz[r] = self.lz[r].wrapping_add(v);
+            }
+            l >>= 1;
+            r >>= 1;
         }
-        let mid = (nl + nr) / 2;
-        if a <= mid {
-            self.add_rec(2 * i, nl, mid, a, b, v);
+        let (mut l, mut r) = ((a + self.size) >> 1, (b + self.size) >> 1);
+        while l >= 1 {
+            self.mx[l] = self.mx[2 * l]
+                .max(self.mx[2 * l + 1])
+                .wrapping_add(self.lz[l]);
+            if r != l {
+                self.mx[r] = self.mx[2 * r]
+                    .max(self.mx[2 * r + 1])
+                    .wrapping_add(self.lz[r]);
+            }
+            l >>= 1;
+            r >>= 1;
         }
-        if b > mid {
-            self.add_rec(2 * i + 1, mid + 1, nr, a, b, v);
-        }
-        self.mx[i] = self.mx[2 * i]
-            .max(self.mx[2 * i + 1])
-            .wrapping_add(self.lz[i]);
     }
 
     /// The last position in `[lo, hi)` whose value exceeds `thr` (per block:
