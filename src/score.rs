@@ -759,13 +759,16 @@ pub struct Standing {
     pub missing: usize,
     /// Over legal schedules.
     pub mean_gap: Option<f64>,
+    /// Over legal schedules: the mean of `Scored::order_gap`.
+    pub mean_order_gap: Option<f64>,
 }
 
 /// The ranking: total score descending, ties by name.
 pub fn ranking(rows: &[Scored]) -> Vec<Standing> {
     let mut order: Vec<String> = Vec::new();
     let mut by: HashMap<String, Standing> = HashMap::new();
-    let mut gaps: HashMap<String, (f64, usize)> = HashMap::new();
+    // Per heuristic: the sum and count of its gaps, and of its order gaps.
+    let mut gaps: HashMap<String, [(f64, usize); 2]> = HashMap::new();
     for r in rows {
         let s = by.entry(r.heuristic.clone()).or_insert_with(|| {
             order.push(r.heuristic.clone());
@@ -777,6 +780,7 @@ pub fn ranking(rows: &[Scored]) -> Vec<Standing> {
                 illegal: 0,
                 missing: 0,
                 mean_gap: None,
+                mean_order_gap: None,
             }
         });
         s.total += r.score;
@@ -788,17 +792,23 @@ pub fn ranking(rows: &[Scored]) -> Vec<Standing> {
         } else {
             s.illegal += 1;
         }
-        if let Some(g) = r.gap() {
-            let e = gaps.entry(r.heuristic.clone()).or_insert((0.0, 0));
-            e.0 += g;
-            e.1 += 1;
+        let e = gaps.entry(r.heuristic.clone()).or_default();
+        for (acc, g) in e.iter_mut().zip([r.gap(), r.order_gap()]) {
+            if let Some(g) = g {
+                acc.0 += g;
+                acc.1 += 1;
+            }
         }
     }
     let mut out: Vec<Standing> = order
         .into_iter()
         .map(|h| {
             let mut s = by.remove(&h).expect("every heuristic has a standing");
-            s.mean_gap = gaps.get(&h).map(|&(sum, n)| sum / n as f64);
+            let mean = |(sum, n): (f64, usize)| (n > 0).then(|| sum / n as f64);
+            if let Some(&[gap, order]) = gaps.get(&h) {
+                s.mean_gap = mean(gap);
+                s.mean_order_gap = mean(order);
+            }
             s
         })
         .collect();
@@ -974,7 +984,7 @@ pub fn to_text(rows: &[Scored], s_max: f64) -> String {
     for (i, st) in rank.iter().enumerate() {
         let _ = writeln!(
             s,
-            "{:>3}. {}  {:.2} over {} schedule{} ({} legal, {} illegal, {} missing){}",
+            "{:>3}. {}  {:.2} over {} schedule{} ({} legal, {} illegal, {} missing){}{}",
             i + 1,
             st.heuristic,
             st.total,
@@ -985,6 +995,9 @@ pub fn to_text(rows: &[Scored], s_max: f64) -> String {
             st.missing,
             st.mean_gap
                 .map(|g| format!(", mean gap {:.2}%", 100.0 * g))
+                .unwrap_or_default(),
+            st.mean_order_gap
+                .map(|g| format!(" (order gap {:.2}%)", 100.0 * g))
                 .unwrap_or_default()
         );
     }

@@ -173,6 +173,10 @@ fn the_bound_for_a_schedules_own_tilings_splits_its_gap() {
     assert_eq!(code, 0);
     let line = out.lines().nth(1).unwrap();
     assert!(line.contains(" 38 ") && line.contains("7.32%"), "{out}");
+    // The ranking gives each heuristic's mean order gap beside its mean gap.
+    let (code, out, _) = tmin(&["score", EX1, &chain]);
+    assert_eq!(code, 0);
+    assert!(out.contains("mean gap 11.63% (order gap 0.00%)"), "{out}");
 }
 
 #[test]
