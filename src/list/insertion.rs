@@ -603,7 +603,7 @@ impl PassState {
         let mut releases = std::mem::take(&mut self.releases);
         releases.clear();
         let mut push = |m: TypeIdx, p: u32, slot: usize, last: u64| {
-            let fixed = (self.start[p as usize] + ins.dur(p)).max(last);
+            let fixed = self.release_time(ins, p, last);
             releases.push(Release {
                 slot,
                 mem: m as usize,
@@ -751,9 +751,8 @@ impl PassState {
                 self.slot_last[slot] = self.slot_last[slot].max(t);
                 self.intra_left[slot] -= 1;
                 if self.intra_left[slot] == 0 {
-                    let r = (self.start[p as usize] + ins.dur(p)).max(self.slot_last[slot]);
-                    let a = ins.slot_mem[slot].1;
-                    self.release(&mut searched_off, slot, m as usize, r as usize, a);
+                    let last = self.slot_last[slot];
+                    self.release(ins, &mut searched_off, p, slot, m, last);
                 }
             }
             Holder::OpSinks { op, key } => {
@@ -765,9 +764,8 @@ impl PassState {
                 if self.op_left[key] == 0 {
                     for p in g.sinks(op) {
                         if let Some(slot) = ins.slot_of(p, m) {
-                            let r = (self.start[p as usize] + ins.dur(p)).max(self.op_last[key]);
-                            let a = ins.slot_mem[slot].1;
-                            self.release(&mut searched_off, slot, m as usize, r as usize, a);
+                            let last = self.op_last[key];
+                            self.release(ins, &mut searched_off, p, slot, m, last);
                         }
                     }
                 }
@@ -792,10 +790,31 @@ impl PassState {
         self.restore_releases();
     }
 
-    /// Cuts the hold of slot `ps` (type `m`, amount `a`) back to `[.., r)`:
-    /// off the profile from `r` on, or, where the search took it off from
-    /// its `from` on already (in `searched_off`), back on over `[from, r)`.
-    fn release(&mut self, searched_off: &mut Vec<Release>, ps: usize, m: usize, r: usize, a: i64) {
+    /// Holder `p`'s release time by the rule (problem.md §4.4) with its
+    /// latest same-type successor starting at `last`: its end or `last`,
+    /// whichever is later.
+    fn release_time(&self, ins: &Insertion, p: u32, last: u64) -> u64 {
+        (self.start[p as usize] + ins.dur(p)).max(last)
+    }
+
+    /// Cuts the hold of `p`'s slot `ps` (type `m`) back to `[.., r)`, `r`
+    /// its release time with its last same-type successor at `last`: off
+    /// the profile from `r` on, or, where the search took it off from its
+    /// `from` on already (in `searched_off`), back on over `[from, r)`.
+    fn release(
+        &mut self,
+        ins: &Insertion,
+        searched_off: &mut Vec<Release>,
+        p: u32,
+        ps: usize,
+        m: TypeIdx,
+        last: u64,
+    ) {
+        let (r, a, m) = (
+            self.release_time(ins, p, last) as usize,
+            ins.slot_mem[ps].1,
+            m as usize,
+        );
         match searched_off.iter().position(|x| x.slot == ps && x.mem == m) {
             Some(i) => {
                 let x = searched_off.swap_remove(i);
