@@ -605,6 +605,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
     ) -> Unguarded {
         let loose = self.md.memory_is_loose();
         let costly = self.costly();
+        let large = self.g.n_nodes() > POLICY.costly_free_nodes;
         for (i, &free) in FREE_MODES.iter().enumerate() {
             if loose && i > 0 {
                 break; // the parallel mode cannot deadlock
@@ -623,7 +624,18 @@ impl<'g, 'a> Searcher<'g, 'a> {
                 Free::Reserve => Mode::Reserve(self.peaks.as_ref().expect("computed above")),
                 Free::Window(k) => Mode::Window(k),
             };
-            match sgs::run_keyed(&self.md, key, dynamic, mode, deadline) {
+            // `Policy::untried_mode_share`: a mode that has not completed a
+            // pass yet, on a large graph where memory can bind, gets a share
+            // of the time left.
+            let untried = large && !loose && self.free_stats[i].0 == 0;
+            let own = untried.then(|| deadline.share(POLICY.untried_mode_share));
+            match sgs::run_keyed(
+                &self.md,
+                key,
+                dynamic,
+                mode,
+                own.as_ref().unwrap_or(deadline),
+            ) {
                 Ok(s) => {
                     self.free_stats[i].0 += 1;
                     self.parallel_found = true;
@@ -641,6 +653,16 @@ impl<'g, 'a> Searcher<'g, 'a> {
                     self.free_stats[i].1 += 1;
                     self.deadlocks += 1;
                     self.last_deadlock = Some(d);
+                }
+                Err(Stop::Deadline) if own.is_some() && !deadline.expired() => {
+                    // Out of its share: counted as a deadlock (the mode is
+                    // then tried less often), and the next mode runs.
+                    log::debug!(
+                        "{} pass ({how}) gave up at its share of the time",
+                        mode_name(mode)
+                    );
+                    self.free_stats[i].1 += 1;
+                    self.deadlocks += 1;
                 }
                 Err(Stop::Deadline) => {
                     self.timed_out = true;
