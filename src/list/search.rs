@@ -272,10 +272,15 @@ impl<'g, 'a> Searcher<'g, 'a> {
     /// bottleneck the unguarded modes complete more often and the rules'
     /// passes do better.
     fn with_costly(mut self) -> Self {
-        self.costly = self.g.n_nodes() > POLICY.costly_free_nodes
-            && !self.md.memory_is_loose()
-            && super::tiling::memory_is_bottleneck(self.g);
+        self.costly = self.large_and_binding() && super::tiling::memory_is_bottleneck(self.g);
         self
+    }
+
+    /// A graph above `Policy::costly_free_nodes` nodes where memory can
+    /// bind: the costly path's size test (`with_costly`) and the untried
+    /// modes' share of the time (`unguarded`).
+    fn large_and_binding(&self) -> bool {
+        self.g.n_nodes() > POLICY.costly_free_nodes && !self.md.memory_is_loose()
     }
 
     /// Lets `first_schedule` search a serial order where every greedy one
@@ -605,7 +610,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
     ) -> Unguarded {
         let loose = self.md.memory_is_loose();
         let costly = self.costly();
-        let large = self.g.n_nodes() > POLICY.costly_free_nodes;
+        let large = self.large_and_binding();
         for (i, &free) in FREE_MODES.iter().enumerate() {
             if loose && i > 0 {
                 break; // the parallel mode cannot deadlock
@@ -627,7 +632,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
             // `Policy::untried_mode_share`: a mode that has not completed a
             // pass yet, on a large graph where memory can bind, gets a share
             // of the time left.
-            let untried = large && !loose && self.free_stats[i].0 == 0;
+            let untried = large && self.free_stats[i].0 == 0;
             let own = untried.then(|| deadline.share(POLICY.untried_mode_share));
             match sgs::run_keyed(
                 &self.md,
