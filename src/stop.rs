@@ -173,6 +173,67 @@ impl CpuTimer {
     }
 }
 
+/// The pace of a pass over a list of `n` items (the nodes of a schedule
+/// pass), for a stop earlier than the deadline: once the pass has had a
+/// fair try (`PACE_PATIENCE` of the time it had when it began, and at least
+/// `PACE_AFTER`), with `done` items done, the rest at its pace so far (time
+/// per item) would take more than `PACE_MARGIN` times the time the deadline
+/// leaves. Such a pass ends in time only if its pace quickens that much;
+/// stopped, it leaves the time to what comes after it. The passes that
+/// stall are the ones that fail: where memory keeps nodes waiting, an
+/// insertion pass spends its steps early in its list (retries of waiting
+/// nodes) and ends on its step budget, and a parallel pass drains its ready
+/// nodes again and again before it deadlocks. A pass that completes may
+/// begin slowly too (a memory-reserving pass over hundreds of thousands of
+/// ready nodes made 0.1 % of its starts in its first quarter second and the
+/// rest in 0.6 s), hence the fair try before the pace is judged
+/// (results/policy.md, "Passes that cannot end in time").
+#[derive(Clone, Debug)]
+pub struct Pace {
+    began: Instant,
+    /// When the pace is judged from.
+    fair: Duration,
+    n: usize,
+}
+
+/// See `Pace`.
+pub const PACE_MARGIN: f64 = 4.0;
+/// See `Pace`.
+pub const PACE_PATIENCE: f64 = 0.25;
+/// See `Pace`.
+pub const PACE_AFTER: Duration = Duration::from_millis(100);
+
+impl Pace {
+    /// A pass over `n` items beginning now, to end by `deadline`.
+    pub fn new(n: usize, deadline: &Deadline) -> Pace {
+        Pace {
+            began: Instant::now(),
+            fair: deadline.remaining().mul_f64(PACE_PATIENCE).max(PACE_AFTER),
+            n,
+        }
+    }
+
+    /// Whether the pass, `done` items into its list, cannot end before
+    /// `deadline` at its pace so far (`PACE_MARGIN`); logged when it cannot.
+    pub fn behind(&self, done: usize, deadline: &Deadline) -> bool {
+        let spent = self.began.elapsed();
+        if spent < self.fair || done == 0 {
+            return false;
+        }
+        let rest = spent.as_secs_f64() * self.n.saturating_sub(done) as f64 / done as f64;
+        let left = deadline.remaining().as_secs_f64();
+        let behind = rest > PACE_MARGIN * left;
+        if behind {
+            log::debug!(
+                "a pass stopped behind its pace: {done} of {} after {:.2} s, the rest would take {rest:.1} s with {left:.1} s left",
+                self.n,
+                spent.as_secs_f64()
+            );
+        }
+        behind
+    }
+}
+
 /// A wall-clock deadline, optionally cut short by a shared cancel flag (the
 /// portfolio stops the other engines once one has a proof) and by an effort
 /// of the thread's CPU time (`capped_effort`).
@@ -358,6 +419,23 @@ mod tests {
         spin_until(&stop);
         let used = cpu.elapsed();
         assert!(used >= Duration::from_millis(30), "{used:?}");
+    }
+
+    /// `Pace`: not judged before its fair try (a quarter of the second its
+    /// deadline left when it began); past it, a pass one item into a
+    /// thousand would need 300 s more and is behind, one nine tenths
+    /// through 0.04 s and is not (each side far from the margin, whatever
+    /// the machine's load).
+    #[test]
+    fn a_pass_is_behind_its_pace_only_after_a_fair_try() {
+        let pace = Pace::new(1000, &Deadline::after(Duration::from_secs(1)));
+        // Judged against a later deadline: 10 s left, whatever the sleep.
+        let d = Deadline::after(Duration::from_secs(10));
+        assert!(!pace.behind(1, &d), "judged before its fair try");
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(pace.behind(1, &d), "one item in 0.3 s, 999 to go");
+        assert!(!pace.behind(900, &d), "900 items in 0.3 s, 100 to go");
+        assert!(!pace.behind(0, &d), "no pace yet");
     }
 
     /// A caller's flag reaches a deadline made cancellable below it (as the

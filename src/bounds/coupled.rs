@@ -20,7 +20,7 @@
 //! The MILP of §6 adds the chains and head-and-load rows; this bound needs
 //! no solver and runs at every size.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use super::Bound;
 use super::combinatorial::tilings_of;
@@ -61,9 +61,12 @@ pub fn bound(inst: &Instance, cands: Option<&[Vec<u32>]>) -> Option<Bound> {
 struct Loads {
     /// Resources with some load.
     r: usize,
-    /// Per group of ops with the same candidates: each candidate's loads
-    /// (`r` values each, consecutive) and the group's op count.
-    groups: Vec<(Vec<f64>, f64)>,
+    /// Per group of ops with the same candidates: where its candidates'
+    /// loads begin in `vals` (`r` values each, consecutive), how many
+    /// candidates it has, and the group's op count.
+    groups: Vec<(usize, usize, f64)>,
+    /// The groups' loads.
+    vals: Vec<f64>,
     /// The loads every choice has (ops with a single candidate).
     fixed: Vec<f64>,
     /// Floating-point roundings on the longest path to the bound, for the
@@ -76,31 +79,55 @@ impl Loads {
         let lib = &inst.library;
         let plat = &inst.platform;
         let (nc, nm) = (plat.cores.len(), plat.mems.len());
+        let n_ops = inst.graph.n_ops();
+        // Ops with the same candidates, in order of their first op: the
+        // usable tilings of an op are its library group's, so without
+        // candidates the group decides; with them, the list itself.
+        let mut first_op: Vec<u32> = Vec::new();
+        let mut mult: Vec<u64> = Vec::new();
+        let mut count = |set: &mut u32, op: u32| {
+            if *set == u32::MAX {
+                *set = first_op.len() as u32;
+                first_op.push(op);
+                mult.push(0);
+            }
+            mult[*set as usize] += 1;
+        };
+        match cands {
+            None => {
+                let mut set_of = vec![u32::MAX; lib.groups.len()];
+                for op in 0..n_ops as u32 {
+                    count(&mut set_of[inst.graph.ops[op as usize].group as usize], op);
+                }
+            }
+            Some(c) => {
+                let mut set_of: HashMap<&[u32], u32> = HashMap::new();
+                for op in 0..n_ops as u32 {
+                    count(set_of.entry(&c[op as usize]).or_insert(u32::MAX), op);
+                }
+            }
+        }
+        let sets: Vec<Vec<u32>> = first_op
+            .iter()
+            .map(|&op| tilings_of(inst, cands, op))
+            .collect();
+        if sets.iter().any(Vec::is_empty) {
+            return None;
+        }
         // Per library tiling met: its loads (work per core type, saturating
-        // down, area per memory type), computed once.
-        let mut index: HashMap<u32, usize> = HashMap::new();
-        let mut loads: Vec<Vec<u128>> = Vec::new();
-        let mut sets: BTreeMap<Vec<u32>, u64> = BTreeMap::new();
+        // down, area per memory type), computed once, `nc + nm` values each.
+        let width = nc + nm;
+        let mut index = vec![u32::MAX; lib.tilings.len()];
+        let mut loads: Vec<u128> = Vec::new();
         let (mut work, mut area) = (vec![0u64; nc], vec![0u128; nm]);
-        for op in 0..inst.graph.n_ops() as u32 {
-            let ts = tilings_of(inst, cands, op);
-            if ts.is_empty() {
-                return None;
+        for &t in sets.iter().flatten() {
+            if index[t as usize] == u32::MAX {
+                index[t as usize] = (loads.len() / width) as u32;
+                lib.core_work(t, &mut work);
+                lib.mem_area(t, &mut area);
+                loads.extend(work.iter().map(|&w| u128::from(w)));
+                loads.extend(area.iter().copied());
             }
-            for &t in &ts {
-                index.entry(t).or_insert_with(|| {
-                    lib.core_work(t, &mut work);
-                    lib.mem_area(t, &mut area);
-                    loads.push(
-                        work.iter()
-                            .map(|&w| u128::from(w))
-                            .chain(area.iter().copied())
-                            .collect(),
-                    );
-                    loads.len() - 1
-                });
-            }
-            *sets.entry(ts).or_default() += 1;
         }
         // Resources: core types with cores and memory types with capacity
         // that some candidate loads.
@@ -110,34 +137,38 @@ impl Loads {
             .map(|c| u64::from(c.count))
             .chain(plat.mems.iter().map(|m| m.size))
             .collect();
-        let used: Vec<usize> = (0..nc + nm)
-            .filter(|&i| caps[i] > 0 && loads.iter().any(|v| v[i] > 0))
+        let used: Vec<usize> = (0..width)
+            .filter(|&i| caps[i] > 0 && loads.chunks_exact(width).any(|v| v[i] > 0))
             .collect();
         let r = used.len();
         if r < 2 {
             return None;
         }
-        let scaled = |t: u32| -> Vec<f64> {
-            let v = &loads[index[&t]];
-            used.iter().map(|&i| v[i] as f64 / caps[i] as f64).collect()
+        let (used, caps) = (&used, &caps);
+        let scaled = |t: u32| {
+            let v = &loads[index[t as usize] as usize * width..][..width];
+            used.iter().map(move |&i| v[i] as f64 / caps[i] as f64)
         };
         let mut fixed = vec![0.0; r];
-        let (mut groups, mut singles) = (Vec::new(), 0usize);
-        for (ts, mult) in sets {
+        let (mut groups, mut vals, mut singles) = (Vec::new(), Vec::new(), 0usize);
+        for (ts, &m) in sets.iter().zip(&mult) {
             if ts.len() == 1 {
                 for (f, x) in fixed.iter_mut().zip(scaled(ts[0])) {
-                    *f += mult as f64 * x;
+                    *f += m as f64 * x;
                 }
                 singles += 1;
             } else {
-                let vs: Vec<f64> = ts.iter().flat_map(|&t| scaled(t)).collect();
-                groups.push((vs, mult as f64));
+                groups.push((vals.len(), ts.len(), m as f64));
+                for &t in ts {
+                    vals.extend(scaled(t));
+                }
             }
         }
         let depth = 2 * r + groups.len() + singles + 8;
         Some(Loads {
             r,
             groups,
+            vals,
             fixed,
             depth,
         })
@@ -149,7 +180,8 @@ impl Loads {
         let r = self.r;
         sub.copy_from_slice(&self.fixed);
         let mut g = dot(&self.fixed, nu);
-        for (vs, mult) in &self.groups {
+        for &(start, k, mult) in &self.groups {
+            let vs = &self.vals[start..start + k * r];
             let (mut best, mut at) = (f64::INFINITY, 0);
             for (k, v) in vs.chunks_exact(r).enumerate() {
                 let s = dot(v, nu);
@@ -176,7 +208,7 @@ impl Loads {
     fn maximise(&self) -> Option<(f64, Vec<f64>)> {
         let t0 = std::time::Instant::now();
         let r = self.r;
-        let per_eval = self.groups.iter().map(|g| g.0.len()).sum::<usize>() + r;
+        let per_eval = self.vals.len() + r;
         let mut work = MAX_WORK.checked_sub(per_eval.checked_mul(r)?)?;
         let mut cuts: Vec<Vec<f64>> = Vec::new();
         let mut best = (f64::NEG_INFINITY, vec![0.0; r]);

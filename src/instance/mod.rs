@@ -39,6 +39,10 @@ pub struct Platform {
 }
 
 impl Platform {
+    /// Each memory type's size, widened for sums of demands.
+    pub fn mem_sizes(&self) -> Vec<u128> {
+        self.mems.iter().map(|m| u128::from(m.size)).collect()
+    }
     pub fn core_index(&self, id: u32) -> Option<TypeIdx> {
         self.cores
             .iter()

@@ -280,7 +280,7 @@ impl<'g, 'a> Insertion<'g, 'a> {
         let mut st = PassState::new(self, horizon / self.unit);
         // Nodes that wait, and whether each holds a reservation.
         let mut waiting: Vec<(u32, bool)> = Vec::new();
-        let mut looks = Looks::default();
+        let mut looks = Looks::paced(list.len(), deadline);
         // Whether the steps so far (the node at `pos` included, its retries
         // too) pass the budget at that position; logged when they do.
         let over = |pos: usize, steps: u64, waiting: usize| {

@@ -53,15 +53,6 @@ pub struct Policy {
     /// that the first phase's share could end on the serial schedule
     /// (results/policy.md).
     pub costly_free_nodes: usize,
-    /// Above `costly_free_nodes` nodes where memory can bind, an unguarded
-    /// mode (parallel, memory-reserving, windows) that has not completed a
-    /// pass yet gets at most this share of the time left for a pass; one
-    /// that runs out of it counts as deadlocked. Where holds trap its
-    /// greedy starts, a parallel pass tries every ready node at each instant
-    /// nothing runs and may spend many seconds before its deadlock shows,
-    /// where a pass that completes takes one to two seconds at 10^6 nodes
-    /// (results/policy.md, "A first pass that may deadlock").
-    pub untried_mode_share: f64,
     /// The insertion search (`Searcher::insertion_search`, before sampling
     /// where memory can bind): it hands the time back to sampling after
     /// `insertion_patience` op moves in a row without a shorter schedule,
@@ -130,7 +121,6 @@ pub const POLICY: Policy = Policy {
     searched_steps: 100,
     incumbent_patience: 200,
     costly_free_nodes: 200_000,
-    untried_mode_share: 0.25,
     insertion_patience: 1000,
     insertion_trial: 300,
     insertion_trial_share: 0.25,

@@ -4,7 +4,7 @@
 
 use crate::graph::NodeGraph;
 use crate::instance::Instance;
-use crate::stop::Deadline;
+use crate::stop::{Deadline, Pace};
 
 /// Largest product of the horizon and the number of profiles (core types
 /// plus memory types) a pass allocates: 32 bytes a cell, 64 MiB.
@@ -24,16 +24,29 @@ pub(super) const STEPS_BETWEEN_LOOKS: u64 = 1 << 16;
 
 /// When a serial pass looks at the clock: every `DEADLINE_EVERY` nodes of
 /// its list, or once its walks have made `STEPS_BETWEEN_LOOKS` steps since
-/// the last look, whichever comes first.
+/// the last look, whichever comes first. With a pace (`Looks::paced`), a
+/// look also stops a pass that cannot end in time at its pace so far
+/// (`stop::Pace`).
 #[derive(Default)]
 pub(super) struct Looks {
     /// Steps made by the last look.
     looked: u64,
+    pace: Option<Pace>,
 }
 
 impl Looks {
+    /// Looks for a pass over a list of `n` nodes, to end by `deadline`,
+    /// that stops on its pace too.
+    pub(super) fn paced(n: usize, deadline: &Deadline) -> Looks {
+        Looks {
+            looked: 0,
+            pace: Some(Pace::new(n, deadline)),
+        }
+    }
+
     /// Whether the pass must stop before node `i` of its list, having made
-    /// `steps` steps in all: the deadline has passed at a look.
+    /// `steps` steps in all: the deadline has passed at a look, or (paced)
+    /// the pass cannot end in time.
     pub(super) fn stop(&mut self, i: usize, steps: u64, deadline: &Deadline) -> bool {
         let due =
             i % DEADLINE_EVERY == DEADLINE_EVERY - 1 || steps - self.looked >= STEPS_BETWEEN_LOOKS;
@@ -41,7 +54,7 @@ impl Looks {
             return false;
         }
         self.looked = steps;
-        deadline.expired()
+        deadline.expired() || self.pace.as_ref().is_some_and(|p| p.behind(i, deadline))
     }
 }
 

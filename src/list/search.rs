@@ -272,15 +272,10 @@ impl<'g, 'a> Searcher<'g, 'a> {
     /// bottleneck the unguarded modes complete more often and the rules'
     /// passes do better.
     fn with_costly(mut self) -> Self {
-        self.costly = self.large_and_binding() && super::tiling::memory_is_bottleneck(self.g);
+        self.costly = self.g.n_nodes() > POLICY.costly_free_nodes
+            && !self.md.memory_is_loose()
+            && super::tiling::memory_is_bottleneck(self.g);
         self
-    }
-
-    /// A graph above `Policy::costly_free_nodes` nodes where memory can
-    /// bind: the costly path's size test (`with_costly`) and the untried
-    /// modes' share of the time (`unguarded`).
-    fn large_and_binding(&self) -> bool {
-        self.g.n_nodes() > POLICY.costly_free_nodes && !self.md.memory_is_loose()
     }
 
     /// Lets `first_schedule` search a serial order where every greedy one
@@ -455,7 +450,8 @@ impl<'g, 'a> Searcher<'g, 'a> {
                     self.timed_out = true;
                     return false;
                 }
-                Err(Stop::Overflow) => break,
+                // Serial passes are not paced: `Behind` cannot happen.
+                Err(Stop::Overflow | Stop::Behind) => break,
             }
         }
         self.no_guide = true;
@@ -610,7 +606,6 @@ impl<'g, 'a> Searcher<'g, 'a> {
     ) -> Unguarded {
         let loose = self.md.memory_is_loose();
         let costly = self.costly();
-        let large = self.large_and_binding();
         for (i, &free) in FREE_MODES.iter().enumerate() {
             if loose && i > 0 {
                 break; // the parallel mode cannot deadlock
@@ -629,18 +624,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
                 Free::Reserve => Mode::Reserve(self.peaks.as_ref().expect("computed above")),
                 Free::Window(k) => Mode::Window(k),
             };
-            // `Policy::untried_mode_share`: a mode that has not completed a
-            // pass yet, on a large graph where memory can bind, gets a share
-            // of the time left.
-            let untried = large && self.free_stats[i].0 == 0;
-            let own = untried.then(|| deadline.share(POLICY.untried_mode_share));
-            match sgs::run_keyed(
-                &self.md,
-                key,
-                dynamic,
-                mode,
-                own.as_ref().unwrap_or(deadline),
-            ) {
+            match sgs::run_keyed(&self.md, key, dynamic, mode, deadline) {
                 Ok(s) => {
                     self.free_stats[i].0 += 1;
                     self.parallel_found = true;
@@ -659,13 +643,11 @@ impl<'g, 'a> Searcher<'g, 'a> {
                     self.deadlocks += 1;
                     self.last_deadlock = Some(d);
                 }
-                Err(Stop::Deadline) if own.is_some() && !deadline.expired() => {
-                    // Out of its share: counted as a deadlock (the mode is
-                    // then tried less often), and the next mode runs.
-                    log::debug!(
-                        "{} pass ({how}) gave up at its share of the time",
-                        mode_name(mode)
-                    );
+                Err(Stop::Behind) => {
+                    // It could not end in time (`stop::Pace`): counted as a
+                    // deadlock (the mode is then tried less often), and the
+                    // next mode runs.
+                    log::debug!("{} pass ({how}) stopped behind its pace", mode_name(mode));
                     self.free_stats[i].1 += 1;
                     self.deadlocks += 1;
                 }
@@ -737,21 +719,25 @@ impl<'g, 'a> Searcher<'g, 'a> {
             return;
         }
         if self.costly() {
-            // `Policy::costly_free_nodes`: the insertion search first (its
-            // first pass is the first parallel schedule where it fits the
-            // cells, and on memory-packed graphs a better one than the
-            // passes below reach: results/policy.md),
-            // then the guide's own order in the unguarded modes (a parallel
-            // schedule at the cost of a pass where one completes), then
-            // forward-backward from the best schedule so far.
-            self.insertion_search(&mut Rng::new(INSERTION_SEED), target, true, deadline);
-            if self.reached(target) || deadline.expired() {
-                return;
-            }
+            // `Policy::costly_free_nodes`: the guide's own order in the
+            // unguarded modes first (a parallel schedule at the cost of a
+            // pass where one completes), then the insertion search (on
+            // memory-packed graphs its first pass is better than the
+            // passes below reach: results/policy.md), then forward-backward
+            // from the best schedule so far. The insertion search's first
+            // lists run as long as a first guarded pass may only while no
+            // parallel schedule is known (`first_guarded_pass_until`), and
+            // where they fail they fail slowly: after a completed pass they
+            // get the phase's share (results/policy.md, "Passes that cannot
+            // end in time").
             if let Some(order) = &self.guide_order {
                 let order = order.clone();
                 self.passes += 1;
                 let _ = self.unguarded(&order, "memory-frugal op order", false, false, deadline);
+            }
+            self.insertion_search(&mut Rng::new(INSERTION_SEED), target, true, deadline);
+            if self.reached(target) || deadline.expired() {
+                return;
             }
             self.forward_backward(8, target, deadline);
             if self.reached(target) || deadline.expired() {
@@ -1023,7 +1009,17 @@ impl<'g, 'a> Searcher<'g, 'a> {
                 Some(d) if !self.parallel_found => d,
                 _ => deadline,
             };
-            if let Some(st) = ins.pass(&frugal::node_list(g, &ops), horizon, dl) {
+            let t = std::time::Instant::now();
+            let st = ins.pass(&frugal::node_list(g, &ops), horizon, dl);
+            log::debug!(
+                "insertion search: first list {passes} in {:.2} s: {}",
+                t.elapsed().as_secs_f64(),
+                st.as_ref().map_or("no schedule".into(), |st| format!(
+                    "makespan {}",
+                    ends(g, st)
+                ))
+            );
+            if let Some(st) = st {
                 let ms = ends(g, &st);
                 if cur.as_ref().is_none_or(|c| ms < c.1) {
                     cur = Some((ops, ms));

@@ -163,13 +163,7 @@ impl<'g, 'a> State<'g, 'a> {
         State {
             g,
             n_mem,
-            caps: g
-                .inst
-                .platform
-                .mems
-                .iter()
-                .map(|m| u128::from(m.size))
-                .collect(),
+            caps: g.inst.platform.mem_sizes(),
             cores: g
                 .inst
                 .platform

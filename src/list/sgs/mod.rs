@@ -37,7 +37,9 @@
 //! type (`profile.rs`); the guide's list position advances monotonically
 //! (amortised O(1) with the skip array). Every pass checks the deadline every
 //! `DEADLINE_EVERY` events, and within an exhaustive drain every
-//! `TRIES_BETWEEN_LOOKS` failed tries, and gives up when it has passed.
+//! `TRIES_BETWEEN_LOOKS` failed tries, and gives up when it has passed; an
+//! unguarded pass also when it cannot end in time at its pace so far
+//! (`stop::Pace`, `Stop::Behind`).
 //!
 //! Inter-op holds are kept at op level: the sinks of op `a` that demand type m
 //! all wait for the same set (the m-demanding sources of `a`'s successor ops), so
@@ -56,7 +58,7 @@ use std::collections::BinaryHeap;
 use crate::graph::NodeGraph;
 use crate::instance::TypeIdx;
 use crate::schedule::Schedule;
-use crate::stop::Deadline;
+use crate::stop::{Deadline, Pace};
 
 pub use guide::Guide;
 
@@ -88,6 +90,9 @@ pub enum Stop {
     Overflow,
     /// The deadline passed before the pass finished.
     Deadline,
+    /// An unguarded pass stopped before the deadline: at its pace so far it
+    /// could not have ended in time (`stop::Pace`).
+    Behind,
 }
 
 /// Where and why a pass got stuck.
@@ -131,12 +136,7 @@ impl<'g, 'a> Model<'g, 'a> {
         let n = g.n_nodes();
         let n_ops = g.n_ops();
         let n_mem = inst.platform.mems.len();
-        let caps: Vec<u128> = inst
-            .platform
-            .mems
-            .iter()
-            .map(|m| u128::from(m.size))
-            .collect();
+        let caps: Vec<u128> = inst.platform.mem_sizes();
         let mut total = vec![0u128; n_mem];
         let mut ent_off = Vec::with_capacity(n + 1);
         let mut ent_wait0 = Vec::new();
@@ -376,8 +376,13 @@ struct Pass<'m, 'g, 'a> {
     md: &'m Model<'g, 'a>,
     /// The pass's deadline (set by `execute`), looked at within long drains.
     deadline: Option<Deadline>,
-    /// A drain found the deadline passed: the pass stops with `Stop::Deadline`.
+    /// A drain found the deadline passed (or the pass behind its pace): the
+    /// pass stops with `Stop::Deadline` (`Stop::Behind`).
     out_of_time: bool,
+    /// Unguarded passes: the pace at which they can still end in time.
+    pace: Option<Pace>,
+    /// The pass stopped behind its pace.
+    behind: bool,
     key: &'m [u64],
     state: Vec<u8>,
     pred_left: Vec<u32>,
@@ -469,6 +474,10 @@ pub fn run_keyed(
         Mode::Reserve(peaks) => p.window = Some(Window::new(md.g, u32::MAX, Some(peaks))),
         _ => {}
     }
+    if !matches!(mode, Mode::Guarded(_)) {
+        // An unguarded pass that cannot end in time stops early (`Stop::Behind`).
+        p.pace = Some(Pace::new(md.g.n_nodes(), deadline));
+    }
     p.execute(deadline)
 }
 
@@ -486,6 +495,8 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
             md,
             deadline: None,
             out_of_time: false,
+            pace: None,
+            behind: false,
             key,
             state: vec![NOT_STARTED; n],
             // Counted per pass rather than stored: 4 bytes a node less while searching.
@@ -560,12 +571,21 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
         self.deadline = Some(deadline.clone());
         loop {
             events = events.wrapping_add(1);
-            if events.is_multiple_of(DEADLINE_EVERY) && deadline.expired() {
-                return Err(Stop::Deadline);
+            if events.is_multiple_of(DEADLINE_EVERY) {
+                if deadline.expired() {
+                    return Err(Stop::Deadline);
+                }
+                if self.pace_behind() {
+                    return Err(Stop::Behind);
+                }
             }
             self.start_phase(t);
             if self.out_of_time {
-                return Err(Stop::Deadline);
+                return Err(if self.behind {
+                    Stop::Behind
+                } else {
+                    Stop::Deadline
+                });
             }
             if self.overflow {
                 return Err(Stop::Overflow);
@@ -594,6 +614,17 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
             start: std::mem::take(&mut self.start),
             core: std::mem::take(&mut self.core),
         })
+    }
+
+    /// Whether a paced pass cannot end in time (`stop::Pace`); noted in
+    /// `behind`.
+    fn pace_behind(&mut self) -> bool {
+        let behind = match (&self.pace, &self.deadline) {
+            (Some(p), Some(d)) => p.behind(self.n_started, d),
+            _ => false,
+        };
+        self.behind |= behind;
+        behind
     }
 
     fn make_ready(&mut self, v: u32) {
@@ -815,7 +846,7 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
                 }
                 self.budget -= 1;
                 if self.budget.is_multiple_of(TRIES_BETWEEN_LOOKS)
-                    && self.deadline.as_ref().is_some_and(Deadline::expired)
+                    && (self.deadline.as_ref().is_some_and(Deadline::expired) || self.pace_behind())
                 {
                     self.out_of_time = true;
                     break;
