@@ -289,7 +289,12 @@ impl<R: Read> Lexer<R> {
         ctx: &str,
         mut item: impl FnMut(&mut Self) -> InputResult<()>,
     ) -> InputResult<()> {
-        self.expect(b'[', &format!("to open {ctx}"))?;
+        // The common case without building the error context.
+        if self.peek_token()? == Some(b'[') {
+            self.bump();
+        } else {
+            self.expect(b'[', &format!("to open {ctx}"))?;
+        }
         if self.peek_token()? == Some(b']') {
             self.bump();
             return Ok(());

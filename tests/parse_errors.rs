@@ -692,3 +692,26 @@ fn error_lines_count_crlf_once() {
         &["op 3"],
     );
 }
+
+/// A list where something else stands: located at that token, naming the
+/// list it expected (the message is built only on this path), and a list
+/// whose entries are not separated.
+#[test]
+fn a_list_that_does_not_open_or_continue() {
+    let l2 = "AddOpInfo(1,1,0,[[1,2]],7,[[1,0,10]])";
+    let t = lines(&[L1, l2, L3, L4]);
+    rejects(
+        "no_list.txt",
+        &t,
+        at(&t, "7,[[1,0,10]]", 0),
+        &["expected '[' to open the run detail", "found '7'"],
+    );
+    let l2 = "AddOpInfo(1,1,0,[[1,2]],[[1,0,5] [2,1,5]],[[1,0,10]])";
+    let t = lines(&[L1, l2, L3, L4]);
+    rejects(
+        "no_comma.txt",
+        &t,
+        at(&t, "[2,1,5]", 0),
+        &["expected ',' or ']' in the run detail", "found '['"],
+    );
+}

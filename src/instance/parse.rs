@@ -219,10 +219,9 @@ impl<R: Read> Parser<R> {
         };
         let s = &mut self.scratch;
         let (op_type, shape, tiling_id) = read_op_lists(&mut self.lx, s)?;
-        let what = format!("AddOpInfo({op_type},{shape},{tiling_id},...)");
         let e = At {
             file: self.lx.file(),
-            what: &what,
+            call: (op_type, shape, tiling_id),
         };
         let lib = &mut self.lib;
         let g = group_for(lib, (op_type, shape, tiling_id), pos, &e)?;
@@ -456,12 +455,19 @@ fn check_acyclic<R: Read>(
 /// Where an `AddOpInfo` error is reported: the file and the call.
 struct At<'a> {
     file: &'a str,
-    what: &'a str,
+    /// The call's OpType, Shape and Tiling (formatted only for an error:
+    /// a library may have millions of calls).
+    call: (u32, u32, u32),
 }
 
 impl At<'_> {
     fn err(&self, at: Pos, msg: String) -> InputError {
-        InputError::new(self.file, at, format!("{}: {msg}", self.what))
+        let (op_type, shape, tiling_id) = self.call;
+        InputError::new(
+            self.file,
+            at,
+            format!("AddOpInfo({op_type},{shape},{tiling_id},...): {msg}"),
+        )
     }
 }
 
