@@ -180,8 +180,8 @@ impl Loads {
         let r = self.r;
         sub.copy_from_slice(&self.fixed);
         let mut g = dot(&self.fixed, nu);
-        for &(start, k, mult) in &self.groups {
-            let vs = &self.vals[start..start + k * r];
+        for &(start, count, mult) in &self.groups {
+            let vs = &self.vals[start..start + count * r];
             let (mut best, mut at) = (f64::INFINITY, 0);
             for (k, v) in vs.chunks_exact(r).enumerate() {
                 let s = dot(v, nu);
