@@ -176,6 +176,18 @@ impl<R: Read> Lexer<R> {
         }
     }
 
+    /// `expect` with the context built only for the error: for the calls
+    /// made once per list or entry of a large file.
+    #[inline]
+    pub fn expect_lazily(&mut self, want: u8, ctx: impl FnOnce() -> String) -> InputResult<()> {
+        if self.peek_token()? == Some(want) {
+            self.bump();
+            Ok(())
+        } else {
+            self.expect(want, &ctx())
+        }
+    }
+
     /// Consumes `a` or `b`, returning which one came.
     #[inline]
     pub fn expect_either(&mut self, a: u8, b: u8, ctx: &str) -> InputResult<u8> {
@@ -289,12 +301,7 @@ impl<R: Read> Lexer<R> {
         ctx: &str,
         mut item: impl FnMut(&mut Self) -> InputResult<()>,
     ) -> InputResult<()> {
-        // The common case without building the error context.
-        if self.peek_token()? == Some(b'[') {
-            self.bump();
-        } else {
-            self.expect(b'[', &format!("to open {ctx}"))?;
-        }
+        self.expect_lazily(b'[', || format!("to open {ctx}"))?;
         if self.peek_token()? == Some(b']') {
             self.bump();
             return Ok(());
@@ -323,11 +330,7 @@ impl<R: Read> Lexer<R> {
         ctx: &str,
         names: [(&str, bool); N],
     ) -> InputResult<[u64; N]> {
-        if self.peek_token()? == Some(b'[') {
-            self.bump();
-        } else {
-            self.expect(b'[', &format!("to open an entry of {ctx}"))?;
-        }
+        self.expect_lazily(b'[', || format!("to open an entry of {ctx}"))?;
         let mut out = [0u64; N];
         for (i, (name, small)) in names.iter().enumerate() {
             if i > 0 {
