@@ -4,7 +4,7 @@
 //! set and on job shops; and it does beat the per-core-type bounds where the
 //! choices are coupled.
 
-mod common;
+use crate::common;
 use common::sat_optimum;
 use std::time::Duration;
 

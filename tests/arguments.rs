@@ -8,7 +8,7 @@
 //! `TMIN_CORNER_CASES=N` draws N cases a test (default 1,500), as
 //! tests/corners.rs does.
 
-mod common;
+use crate::common;
 use common::Rng;
 use common::brute;
 use common::corners::{Corner, cases};

@@ -3,7 +3,7 @@
 //! disagree, bad arguments. Tiny instances; the tests run one at a time (the
 //! machine has two cores and each bench runs up to two solves).
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

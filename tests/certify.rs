@@ -5,7 +5,7 @@
 //! without any UNSAT answer, says that nothing was certified; the CLI writes
 //! and checks the same files.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

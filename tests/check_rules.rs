@@ -4,7 +4,7 @@
 //! Every expected verdict below is derived by hand in a comment next to the test;
 //! none is computed by the code under test.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

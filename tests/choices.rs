@@ -10,7 +10,7 @@
 //! them; the early level pass hands back where levels are crowded; answers
 //! at a level that the clock cut short go on where they stopped.
 
-mod common;
+use crate::common;
 use common::{
     lanes_150_m2, legal_makespan, list_schedule, memory_tight, sat_optimum, weak_list_schedule,
 };

@@ -16,7 +16,7 @@
 //! larger sweep: `TMIN_CORNER_CASES=20000 cargo test --release --test
 //! corners`).
 
-mod common;
+use crate::common;
 use common::Rng;
 use common::brute::{self, Brute};
 use common::corners::{Corner, cases};

@@ -3,7 +3,7 @@
 //! not, and never above a proven optimum on random small instances with
 //! several cores per type, several tilings and memory.
 
-mod common;
+use crate::common;
 use common::sat_optimum;
 
 use tmin::bounds::combinatorial::lower_bounds;

@@ -5,7 +5,7 @@
 //! 70 for input it accepted, and never hangs. Instances are files in
 //! `tests/data/`; the binary runs as a user would run it.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};

@@ -2,7 +2,7 @@
 //! an input error, never panic and never hang; the binary exits 0, 1 or 2 (never
 //! 101), and its input errors name the file and a line.
 
-mod common;
+use crate::common;
 
 use std::io::Read;
 use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -5,7 +5,7 @@
 //! per type; so `tmin bound` proves `T`. Bad options are refused by name; the
 //! text is a pure function of the options.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

@@ -4,7 +4,7 @@
 //! witness's peak, the text is a pure function of the options, bad options are
 //! rejected; and `--family random` still writes the same bytes as before.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

@@ -4,7 +4,7 @@
 //! schedule derived outside this crate by a branch and bound over active schedules
 //! and re-verified below by an independent job-shop check.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

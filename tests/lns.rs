@@ -5,7 +5,7 @@
 //! answers concern neighbourhoods, never the instance); on memory-tight
 //! instances where list scheduling stalls, they improve.
 
-mod common;
+use crate::common;
 use common::{legal_makespan, list_schedule, memory_tight, weak_list_schedule};
 use std::time::Duration;
 

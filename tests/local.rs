@@ -4,7 +4,7 @@
 //! many jobs share a machine (ft20: 20 jobs on 5 machines), and on instances
 //! where memory binds it keeps only legal schedules.
 
-mod common;
+use crate::common;
 use common::{legal_makespan, list_schedule, memory_tight};
 use std::time::{Duration, Instant};
 

@@ -4,7 +4,7 @@
 //! Expected lines and columns are found in the test's own input text (`at`), so
 //! they do not come from the code under test.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

@@ -5,7 +5,7 @@
 //! Markers (src/plot/mod.rs): node bars are the `<rect>`s with
 //! `opacity="0.875"`, capacity lines the `<polyline>`s with `opacity="0.625"`.
 
-mod common;
+use crate::common;
 use common::{tmin, tmp_in};
 
 use std::path::PathBuf;

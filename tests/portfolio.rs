@@ -1,7 +1,7 @@
 //! `--engine auto`: one incumbent shared by the engines, the best bound kept,
 //! and one engine's proof stopping the other.
 
-mod common;
+use crate::common;
 use common::lanes_150_m2;
 
 use std::time::{Duration, Instant};

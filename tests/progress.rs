@@ -2,7 +2,7 @@
 //! one JSON line an event, makespans only falling and bounds only rising,
 //! the last line the result as reported.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 

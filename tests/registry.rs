@@ -2,7 +2,7 @@
 //! implementing `Engine` and one registration line, and `--engine` offers
 //! exactly what the registry holds.
 
-mod common;
+use crate::common;
 
 use tmin::engine::{Context, Engine, IncumbentShare};
 use tmin::registry::{EngineOptions, Registration, Registry};

@@ -5,7 +5,7 @@
 //! must reach the same verdict.
 //! `TMIN_SAT_POINTS` forces one encoding or the other.
 
-mod common;
+use crate::common;
 
 use common::{Rng, Tiny, tmin_env, tmp_in};
 

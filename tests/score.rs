@@ -6,7 +6,7 @@
 //! every start of its optimal schedule by d keeps it legal (holds shift with
 //! the starts) with makespan 38 + d.
 
-mod common;
+use crate::common;
 use common::{tmin, tmp_in};
 
 use serde_json::Value;

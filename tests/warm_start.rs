@@ -2,7 +2,7 @@
 //! incumbent, checked before use) and `list::polish` (forward-backward passes
 //! that tighten a given legal schedule, as the SAT engine does with its models).
 
-mod common;
+use crate::common;
 
 use common::{tmin, tmp_in};
 use tmin::graph::NodeGraph;

@@ -6,7 +6,7 @@
 //! holds the release rule keeps), the windows at a legal schedule's makespan
 //! always contain that schedule.
 
-mod common;
+use crate::common;
 use std::time::{Duration, Instant};
 
 use tmin::bounds::combinatorial::lower_bounds;

@@ -4,7 +4,7 @@
 //! writing itself fails (a full disk: /dev/full), never exit 0 with nothing
 //! written, never a crash.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -422,7 +422,6 @@ impl Tiling {
 
 /// Cases a test draws: `TMIN_CORNER_CASES` when set (a larger sweep), else
 /// 1,500 (a few seconds a test in CI).
-#[allow(dead_code)] // used by some of the test crates that include this module
 pub(crate) fn cases() -> u64 {
     std::env::var("TMIN_CORNER_CASES")
         .ok()

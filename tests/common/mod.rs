@@ -1,5 +1,4 @@
 //! Helpers shared by the integration tests that drive the `tmin` binary.
-#![allow(dead_code)] // each test crate uses its own subset
 
 pub(crate) mod brute;
 pub(crate) mod corners;
