@@ -633,7 +633,8 @@ fn the_packing_search_never_passes_the_optimum_and_reaches_it() {
 /// Every list the serial-order search returns, on every choice of usable
 /// tilings, is a guide: a topological list the scheme's serial pass runs to
 /// a legal schedule (models/list.md, "Searched serial orders": the search's
-/// state is the serial schedule's); and never backtracking over a state that
+/// state is the serial schedule's); so is every fitted order, its joint
+/// starts included (models/list.md, "Interleaved ops"); and never backtracking over a state that
 /// holds nothing loses no list (the floor lemma): the exhaustive search with
 /// floors finds a list exactly where the one without does. On the corner
 /// instances and on tiny memory-tight ones (three memory types, memory at a
@@ -657,8 +658,8 @@ fn a_searched_serial_order_is_a_guide() {
         );
     }
     eprintln!(
-        "searched serial orders: {} of {} choices ({} have one)",
-        n.found, n.tried, n.exist
+        "searched serial orders: {} of {} choices ({} have one); fitted orders: {}",
+        n.found, n.tried, n.exist, n.fitted
     );
     assert!(n.found > n.tried / 2, "found {} of {}", n.found, n.tried);
 }
@@ -692,14 +693,15 @@ struct SerialCounts {
     tried: usize,
     found: usize,
     exist: usize,
+    fitted: usize,
 }
 
 /// `a_searched_serial_order_is_a_guide` on every tiling choice of `inst`;
 /// `feasible`: whether the instance has a legal schedule.
 fn serial_orders(inst: &Instance, seed: u64, feasible: bool, what: &str, n: &mut SerialCounts) {
     use tmin::graph::NodeGraph;
+    use tmin::list::frugal::{blind_rank, fitted_order};
     use tmin::list::serial_search::{exhaustive, searched_order};
-    use tmin::list::sgs::{Guide, Model};
     let far = Deadline::after(Duration::from_secs(3600));
     let Some(choices) = every_choice(inst) else {
         return;
@@ -715,24 +717,46 @@ fn serial_orders(inst: &Instance, seed: u64, feasible: bool, what: &str, n: &mut
             "{what}"
         );
         n.exist += usize::from(all.is_some());
+        // The fitted orders (single and joint starts) on the input order
+        // and on the memory-blind schedule's.
+        let input: Vec<u32> = (0..g.n_nodes() as u32).collect();
+        for rank in [input, blind_rank(&g, 1)] {
+            if let Some(list) = fitted_order(&g, &rank, &far) {
+                n.fitted += 1;
+                a_serial_guide(
+                    &g,
+                    &list,
+                    all.is_some() && feasible,
+                    &format!("fitted, {what}"),
+                );
+            }
+        }
         let Some(list) = searched_order(&g, &far, 20_000, seed) else {
             continue;
         };
         n.found += 1;
-        assert!(all.is_some(), "a list where none exists: {what}");
-        let mut sorted = list.clone();
-        sorted.sort_unstable();
-        assert_eq!(
-            sorted,
-            (0..g.n_nodes() as u32).collect::<Vec<_>>(),
-            "{what}"
-        );
-        let (_, s) = Guide::new(&Model::new(&g), &list, &far)
-            .unwrap_or_else(|e| panic!("not a guide ({e:?}): {what}"));
-        let v = tmin::schedule::check(&g, &s, 5);
-        assert!(v.is_empty(), "illegal serial schedule {:?}: {what}", v.kept);
-        assert!(feasible, "a schedule where none exists: {what}");
+        a_serial_guide(&g, &list, all.is_some() && feasible, &what);
     }
+}
+
+/// `list` orders every node of `g` once and the scheme's serial pass runs
+/// it into a legal schedule; `exists`: whether a legal serial list exists
+/// (none may be found otherwise).
+fn a_serial_guide(g: &tmin::graph::NodeGraph, list: &[u32], exists: bool, what: &str) {
+    use tmin::list::sgs::{Guide, Model};
+    let far = Deadline::after(Duration::from_secs(3600));
+    assert!(exists, "a list where none exists: {what}");
+    let mut sorted = list.to_vec();
+    sorted.sort_unstable();
+    assert_eq!(
+        sorted,
+        (0..g.n_nodes() as u32).collect::<Vec<_>>(),
+        "{what}"
+    );
+    let (_, s) = Guide::new(&Model::new(g), list, &far)
+        .unwrap_or_else(|e| panic!("not a guide ({e:?}): {what}"));
+    let v = tmin::schedule::check(g, &s, 5);
+    assert!(v.is_empty(), "illegal serial schedule {:?}: {what}", v.kept);
 }
 
 #[test]

@@ -472,10 +472,13 @@ fn tiling_repair_finds_the_only_schedulable_tiling() {
 /// near-serial schedule, 4.8 and 2.1 times the optimum. A memory-blind
 /// schedule's start order, fitted to memory node by node, is a guide, and the
 /// guarded passes then reach the optimum, which the core load bound proves.
+/// Seed 19 (64 cores) needs the fitted order's joint starts (an op's sources
+/// releasing their predecessors' sinks together): node by node every ranking
+/// trapped memory and the engine stood at 3.1 times the optimum.
 #[test]
 fn interleaved_ops_at_the_witness_peak_reach_the_optimum() {
     use tmin::generate::{PackedConfig, generate_packed};
-    for (seed, cores, interleave) in [(4, 64, 2), (5, 32, 4)] {
+    for (seed, cores, interleave) in [(4, 64, 2), (5, 32, 4), (19, 64, 2)] {
         let cfg = PackedConfig {
             seed,
             ops: 250,

@@ -8,6 +8,7 @@
 //! keeps all of those holds at once; the orders here avoid that.
 
 use std::cmp::Reverse;
+use std::collections::HashSet;
 
 use crate::graph::NodeGraph;
 use crate::stop::Deadline;
@@ -272,93 +273,242 @@ pub fn node_list(g: &NodeGraph, ops: &[u32]) -> Vec<u32> {
 
 /// Ready nodes tried per step of `fitted_order` before it gives up.
 const FIT_TRIES: usize = 64;
+/// Largest joint start `fitted_order` tries (the scheme's serial pass tries
+/// groups of at most 64 list nodes).
+const MAX_JOINT: usize = 64;
 
 /// The serial order closest to `rank` (a node ranking, e.g. a memory-blind
-/// schedule's start order) that fits memory under the hold rule: one node at
-/// a time, the ready node (all predecessors placed) of smallest rank whose
-/// start fits beside the holds open, after the holds that start releases (it
-/// is their holder's last unplaced successor demanding that type). Ranks that
-/// interleave ops, as a packed schedule does, keep memory near that
-/// schedule's peak where op-by-op orders trap it. `None` when none of the
-/// `FIT_TRIES` best-ranked ready nodes fits (the order trapped memory, or a
-/// joint start would be needed) or `deadline` passes.
-/// O(n log n + n * FIT_TRIES * (preds per node) * types) time, O(n * types) memory.
+/// schedule's start order) that fits memory under the hold rule, one *move*
+/// at a time: the ready node (all predecessors placed) of smallest rank that
+/// fits beside the holds open, after the holds its start releases (it is
+/// their holder's last unplaced successor demanding that type), or, where it
+/// does not fit alone, its *joint start* with the other unplaced successors
+/// demanding type `m` of a predecessor `u` holding `m` (all of them ready):
+/// started together they release `u` at once, as a packed schedule's
+/// successors starting at one instant do (models/list.md, "Interleaved ops").
+/// A move's nodes are consecutive in the list. Ranks that interleave ops,
+/// as a packed schedule does, keep memory near that schedule's peak where
+/// op-by-op orders trap it. `None` when none of the `FIT_TRIES` best-ranked
+/// ready nodes has a move that fits (the order trapped memory) or
+/// `deadline` passes.
+/// O(n log n + n * FIT_TRIES * (preds per node) * types) time for single
+/// starts, and per joint start tried O(MAX_JOINT * preds * types); O(n *
+/// types) memory.
 pub fn fitted_order(g: &NodeGraph, rank: &[u32], deadline: &Deadline) -> Option<Vec<u32>> {
+    let mut f = Fit::new(g);
     let n = g.n_nodes();
-    let n_mem = g.inst.platform.mems.len();
-    let caps: Vec<u128> = g.inst.platform.mem_sizes();
-    // pending[v * n_mem + m]: unplaced successors of v demanding m;
-    // npred[v]: unplaced predecessors.
-    let mut pending = vec![0u32; n * n_mem];
-    let mut npred = vec![0u32; n];
-    for v in 0..n as u32 {
-        g.for_each_succ(v, |z| {
-            npred[z as usize] += 1;
-            for e in g.mems(z) {
-                pending[v as usize * n_mem + e.mem as usize] += 1;
-            }
-        });
-    }
-    let mut held = vec![0u128; n_mem];
-    let mut freed = vec![0u128; n_mem];
     let mut ready: std::collections::BinaryHeap<Reverse<(u32, u32)>> = (0..n as u32)
-        .filter(|&v| npred[v as usize] == 0)
+        .filter(|&v| f.npred[v as usize] == 0)
         .map(|v| Reverse((rank[v as usize], v)))
         .collect();
     let mut skipped: Vec<Reverse<(u32, u32)>> = Vec::with_capacity(FIT_TRIES);
     let mut out = Vec::with_capacity(n);
-    while !ready.is_empty() {
-        if out.len() % 1024 == 1023 && deadline.expired() {
+    let mut looked = 0usize;
+    let mut tried = HashSet::new();
+    while out.len() < n {
+        looked += 1;
+        if looked.is_multiple_of(1024) && deadline.expired() {
             return None;
         }
         let mut chosen = None;
         while let Some(e) = ready.pop() {
             let v = e.0.1;
-            release_of(g, v, n_mem, &pending, &mut freed);
-            let fits = g.mems(v).iter().all(|d| {
-                let m = d.mem as usize;
-                held[m] - freed[m] + u128::from(d.amount) <= caps[m]
-            });
-            if fits {
-                chosen = Some(v);
-                break;
+            // Nodes of a joint start stay in the heap until popped.
+            if f.placed[v as usize] {
+                continue;
             }
             skipped.push(e);
+            if f.fits_alone(v) {
+                chosen = Some(vec![v]);
+                break;
+            }
+            if let Some(group) = f.joint_start(v, &mut tried) {
+                chosen = Some(group);
+                break;
+            }
             if skipped.len() == FIT_TRIES {
                 break;
             }
         }
+        // The chosen nodes among them are skipped when popped again.
         ready.extend(skipped.drain(..));
-        let Some(v) = chosen else {
+        let Some(group) = chosen else {
             log::debug!(
                 "fitted order: no ready node fits after {} of {n} nodes",
                 out.len()
             );
             return None;
         };
-        out.push(v);
-        // `freed` is v's release (computed last, for v).
+        for &v in &group {
+            f.place(v, |z| ready.push(Reverse((rank[z as usize], z))));
+        }
+        out.extend(group);
+        tried.clear();
+    }
+    Some(out)
+}
+
+/// The state of a serial order under construction: per node and memory
+/// type the unplaced successors demanding it, unplaced predecessors, and
+/// per type the amount held (problem.md §4.4, serially).
+struct Fit<'g, 'a> {
+    g: &'g NodeGraph<'a>,
+    n_mem: usize,
+    caps: Vec<u128>,
+    cores: Vec<u32>,
+    /// pending[v * n_mem + m]: unplaced successors of v demanding m.
+    pending: Vec<u32>,
+    npred: Vec<u32>,
+    placed: Vec<bool>,
+    held: Vec<u128>,
+    /// Scratch: a release per type.
+    freed: Vec<u128>,
+}
+
+impl<'g, 'a> Fit<'g, 'a> {
+    fn new(g: &'g NodeGraph<'a>) -> Self {
+        let n = g.n_nodes();
+        let n_mem = g.inst.platform.mems.len();
+        let mut pending = vec![0u32; n * n_mem];
+        let mut npred = vec![0u32; n];
+        for v in 0..n as u32 {
+            g.for_each_succ(v, |z| {
+                npred[z as usize] += 1;
+                for e in g.mems(z) {
+                    pending[v as usize * n_mem + e.mem as usize] += 1;
+                }
+            });
+        }
+        Fit {
+            g,
+            n_mem,
+            caps: g.inst.platform.mem_sizes(),
+            cores: g.inst.platform.cores.iter().map(|c| c.count).collect(),
+            pending,
+            npred,
+            placed: vec![false; n],
+            held: vec![0; n_mem],
+            freed: vec![0; n_mem],
+        }
+    }
+
+    /// Whether `v` alone fits now (beside the holds open, after those its
+    /// start releases).
+    fn fits_alone(&mut self, v: u32) -> bool {
+        release_of(self.g, v, self.n_mem, &self.pending, &mut self.freed);
+        self.g.mems(v).iter().all(|d| {
+            let m = d.mem as usize;
+            self.held[m] - self.freed[m] + u128::from(d.amount) <= self.caps[m]
+        })
+    }
+
+    /// A joint start with `v` that fits: for a predecessor `u` holding a
+    /// type `m` that `v` demands, every unplaced successor of `u` demanding
+    /// `m`, when all are ready, at most `MAX_JOINT` and within the cores of
+    /// each type. Serially the group starts at one instant: beside the holds
+    /// open less those whose holder's every pending successor of that type
+    /// is in the group, it needs its demands' sum of each type.
+    /// `tried`: the groups judged since the last start (holders with the
+    /// same pending successors, e.g. the sinks of one op, give one group).
+    fn joint_start(&mut self, v: u32, tried: &mut HashSet<Vec<u32>>) -> Option<Vec<u32>> {
+        let g = self.g;
+        let n_mem = self.n_mem;
+        let mut holders = Vec::new();
+        g.for_each_pred(v, |u| {
+            for e in g.mems(v) {
+                let p = self.pending[u as usize * n_mem + e.mem as usize] as usize;
+                // p: the group's size, v included (at 1, v alone releases u).
+                if (2..=MAX_JOINT).contains(&p) {
+                    holders.push((u, e.mem));
+                }
+            }
+        });
+        holders.sort_unstable();
+        holders.dedup();
+        let mut group = Vec::new();
+        let mut cells: Vec<usize> = Vec::new();
+        for (u, m) in holders {
+            group.clear();
+            let mut whole = true;
+            g.for_each_succ(u, |z| {
+                if !self.placed[z as usize] && g.mems(z).iter().any(|e| e.mem == m) {
+                    whole &= self.npred[z as usize] == 0;
+                    group.push(z);
+                }
+            });
+            if !whole {
+                continue;
+            }
+            group.sort_unstable();
+            group.dedup();
+            if !tried.insert(group.clone()) {
+                continue;
+            }
+            let mut per_core = vec![0u32; self.cores.len()];
+            if group.iter().any(|&z| {
+                let c = usize::from(g.core[z as usize]);
+                per_core[c] += 1;
+                per_core[c] > self.cores[c]
+            }) {
+                continue;
+            }
+            // Each (holder, type) cell the group's starts count down.
+            cells.clear();
+            for &z in &group {
+                g.for_each_pred(z, |w| {
+                    for e in g.mems(z) {
+                        cells.push(w as usize * n_mem + e.mem as usize);
+                    }
+                });
+            }
+            cells.sort_unstable();
+            let mut need: Vec<u128> = self.held.clone();
+            for run in cells.chunk_by(|a, b| a == b) {
+                let i = run[0];
+                if self.pending[i] as usize == run.len() {
+                    need[i % n_mem] -= u128::from(g.demand((i / n_mem) as u32, (i % n_mem) as u8));
+                }
+            }
+            for &z in &group {
+                for e in g.mems(z) {
+                    need[e.mem as usize] += u128::from(e.amount);
+                }
+            }
+            if (0..n_mem).all(|m| need[m] <= self.caps[m]) {
+                return Some(group);
+            }
+        }
+        None
+    }
+
+    /// Places `v` (ready; alone or as part of a joint start, one node of it
+    /// after the other: the holds left are the same), calling `enabled` on
+    /// each successor it makes ready.
+    fn place(&mut self, v: u32, mut enabled: impl FnMut(u32)) {
+        let g = self.g;
+        let n_mem = self.n_mem;
+        release_of(g, v, n_mem, &self.pending, &mut self.freed);
         for m in 0..n_mem {
-            held[m] -= freed[m];
+            self.held[m] -= self.freed[m];
         }
         g.for_each_pred(v, |u| {
             for e in g.mems(v) {
-                pending[u as usize * n_mem + e.mem as usize] -= 1;
+                self.pending[u as usize * n_mem + e.mem as usize] -= 1;
             }
         });
         for e in g.mems(v) {
-            if pending[v as usize * n_mem + e.mem as usize] > 0 {
-                held[e.mem as usize] += u128::from(e.amount);
+            if self.pending[v as usize * n_mem + e.mem as usize] > 0 {
+                self.held[e.mem as usize] += u128::from(e.amount);
             }
         }
+        self.placed[v as usize] = true;
         g.for_each_succ(v, |z| {
-            npred[z as usize] -= 1;
-            if npred[z as usize] == 0 {
-                ready.push(Reverse((rank[z as usize], z)));
+            self.npred[z as usize] -= 1;
+            if self.npred[z as usize] == 0 {
+                enabled(z);
             }
         });
     }
-    Some(out)
 }
 
 /// What starting `v` releases, per memory type: the demand of each
@@ -426,6 +576,45 @@ mod tests {
             let g = NodeGraph::new(&inst, vec![0; 3]).expect("a graph");
             let long = Deadline::after(Duration::from_secs(600));
             assert_eq!(memory_order(&g, &long), Some(want), "{edges}");
+        }
+    }
+
+    /// Op 1's node holds 6 of memory 0 (size 10) until both nodes of op 2
+    /// (5 each) have started: either alone does not fit beside the hold
+    /// (6 + 5), both at once do (the hold ends as they start: 5 + 5). The
+    /// fitted order starts them jointly, consecutively in the list, and the
+    /// scheme's serial pass accepts it; on one core, or with a third node
+    /// of op 2 (5 + 5 + 5), no move fits.
+    #[test]
+    fn a_hold_whose_successors_fit_only_together_ends_at_their_joint_start() {
+        use crate::list::sgs::{Guide, Model};
+        let long = Deadline::after(Duration::from_secs(600));
+        for (cores, op2, fits) in [
+            (2, "[[1,0,1],[2,0,1]],[[1,0,5],[2,0,5]]", true),
+            (1, "[[1,0,1],[2,0,1]],[[1,0,5],[2,0,5]]", false),
+            (
+                3,
+                "[[1,0,1],[2,0,1],[3,0,1]],[[1,0,5],[2,0,5],[3,0,5]]",
+                false,
+            ),
+        ] {
+            let text = format!(
+                "SetSocInfo([[0,{cores}]],[[0,10]])\n\
+                 AddOpInfo(1,1,0,[],[[1,0,1]],[[1,0,6]])\n\
+                 AddOpInfo(2,2,0,[],{op2})\n\
+                 GetInferenceScheResult([[1,2]],[[1,1,1],[2,2,2]])\n"
+            );
+            let inst = crate::instance::parse_reader(text.as_bytes(), "j.txt").expect("parses");
+            let g = NodeGraph::new(&inst, vec![0, 1]).expect("a graph");
+            let rank: Vec<u32> = (0..g.n_nodes() as u32).collect();
+            let list = fitted_order(&g, &rank, &long);
+            assert_eq!(list.is_some(), fits, "{cores} cores, {op2}");
+            if let Some(list) = list {
+                assert_eq!(list, vec![0, 1, 2]);
+                let (_, s) = Guide::new(&Model::new(&g), &list, &long).expect("a guide");
+                assert!(crate::schedule::check(&g, &s, 5).is_empty());
+                assert_eq!((s.start[1], s.start[2]), (1, 1));
+            }
         }
     }
 

@@ -114,7 +114,7 @@ pub const POLICY: Policy = Policy {
     large_nodes: 300_000,
     repair_share: 0.5,
     tiling_search_share: 0.25,
-    fitted_share: 0.15,
+    fitted_share: 0.3,
     fitted_least: Duration::from_millis(500),
     fitted_max_nodes: 2_000_000,
     searched_share: 0.15,
