@@ -276,6 +276,8 @@ const FIT_TRIES: usize = 64;
 /// Largest joint start `fitted_order` tries (the scheme's serial pass tries
 /// groups of at most 64 list nodes).
 const MAX_JOINT: usize = 64;
+/// Most backjumps of one `fitted_order` (besides at most `2n` starts undone).
+const MAX_JUMPS: usize = 10_000;
 
 /// The serial order closest to `rank` (a node ranking, e.g. a memory-blind
 /// schedule's start order) that fits memory under the hold rule, one *move*
@@ -288,9 +290,12 @@ const MAX_JOINT: usize = 64;
 /// successors starting at one instant do (models/list.md, "Interleaved ops").
 /// A move's nodes are consecutive in the list. Ranks that interleave ops,
 /// as a packed schedule does, keep memory near that schedule's peak where
-/// op-by-op orders trap it. `None` when none of the `FIT_TRIES` best-ranked
-/// ready nodes has a move that fits (the order trapped memory) or
-/// `deadline` passes.
+/// op-by-op orders trap it. Where none of the `FIT_TRIES` best-ranked ready
+/// nodes has a move that fits, a *backjump*: the moves are undone back to
+/// the latest node holding a type the best-ranked one lacks, which then
+/// waits until that one has started (models/list.md, "Backjumps"). `None`
+/// when `MAX_JUMPS` backjumps or `2n` starts undone do not get past the
+/// traps, no holder can be blamed, or `deadline` passes.
 /// O(n log n + n * FIT_TRIES * (preds per node) * types) time for single
 /// starts, and per joint start tried O(MAX_JOINT * preds * types); O(n *
 /// types) memory.
@@ -302,22 +307,41 @@ pub fn fitted_order(g: &NodeGraph, rank: &[u32], deadline: &Deadline) -> Option<
         .map(|v| Reverse((rank[v as usize], v)))
         .collect();
     let mut skipped: Vec<Reverse<(u32, u32)>> = Vec::with_capacity(FIT_TRIES);
-    let mut out = Vec::with_capacity(n);
+    let mut out: Vec<u32> = Vec::with_capacity(n);
+    // Where each move begins in `out`; each placed node's position.
+    let mut moves: Vec<u32> = Vec::new();
+    let mut pos = vec![0u32; n];
+    let mut undone = 0usize;
+    let mut jumps = 0usize;
+    let mut wait_for: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
     let mut looked = 0usize;
     let mut tried = HashSet::new();
     while out.len() < n {
         looked += 1;
         if looked.is_multiple_of(1024) && deadline.expired() {
+            log::debug!(
+                "fitted order: out of time after {} of {n} nodes, {jumps} backjumps",
+                out.len()
+            );
             return None;
         }
         let mut chosen = None;
+        let mut first = None;
         while let Some(e) = ready.pop() {
-            let v = e.0.1;
-            // Nodes of a joint start stay in the heap until popped.
-            if f.placed[v as usize] {
+            let (r, v) = e.0;
+            // Stale entries: placed (a joint start's other nodes), no
+            // longer ready or re-ranked (a backjump).
+            if f.placed[v as usize] || f.npred[v as usize] > 0 || r != rank[v as usize] {
                 continue;
             }
             skipped.push(e);
+            first.get_or_insert(v);
+            // Held back by a backjump until the node it blocked has started.
+            if let Some(&w) = wait_for.get(&v)
+                && !f.placed[w as usize]
+            {
+                continue;
+            }
             if f.fits_alone(v) {
                 chosen = Some(vec![v]);
                 break;
@@ -337,13 +361,43 @@ pub fn fitted_order(g: &NodeGraph, rank: &[u32], deadline: &Deadline) -> Option<
                 "fitted order: no ready node fits after {} of {n} nodes",
                 out.len()
             );
-            return None;
+            // Backjump: undo the moves back to the latest holder of a type
+            // the best-ranked ready node lacks, and rank that holder after it.
+            let v0 = first?;
+            if jumps >= MAX_JUMPS || undone > 2 * n {
+                log::debug!(
+                    "fitted order: gave up after {jumps} backjumps, {undone} starts undone"
+                );
+                return None;
+            }
+            let Some(h) = f.blame(v0, &out) else {
+                log::debug!("fitted order: no holder to blame after {jumps} backjumps");
+                return None;
+            };
+            jumps += 1;
+            while out.len() > pos[h as usize] as usize {
+                let start = moves.pop().expect("a move") as usize;
+                for &v in out[start..].iter().rev() {
+                    f.unplace(v);
+                    ready.push(Reverse((rank[v as usize], v)));
+                }
+                undone += out.len() - start;
+                out.truncate(start);
+            }
+            wait_for.insert(h, v0);
+            tried.clear();
+            continue;
         };
+        moves.push(out.len() as u32);
         for &v in &group {
+            pos[v as usize] = out.len() as u32;
+            out.push(v);
             f.place(v, |z| ready.push(Reverse((rank[z as usize], z))));
         }
-        out.extend(group);
         tried.clear();
+    }
+    if jumps > 0 {
+        log::debug!("fitted order: {jumps} backjumps, {undone} starts undone");
     }
     Some(out)
 }
@@ -481,6 +535,53 @@ impl<'g, 'a> Fit<'g, 'a> {
         None
     }
 
+    /// The latest placed node of `out` that holds a type `v` (ready) lacks
+    /// to start alone.
+    fn blame(&mut self, v: u32, out: &[u32]) -> Option<u32> {
+        let g = self.g;
+        let n_mem = self.n_mem;
+        release_of(g, v, n_mem, &self.pending, &mut self.freed);
+        let lacks: Vec<usize> = g
+            .mems(v)
+            .iter()
+            .map(|d| d.mem as usize)
+            .filter(|&m| {
+                self.held[m] - self.freed[m] + u128::from(g.demand(v, m as u8)) > self.caps[m]
+            })
+            .collect();
+        let mut preds = Vec::new();
+        g.for_each_pred(v, |u| preds.push(u));
+        out.iter().rev().copied().find(|&u| {
+            !preds.contains(&u)
+                && g.mems(u).iter().any(|e| {
+                    let m = e.mem as usize;
+                    e.amount > 0 && lacks.contains(&m) && self.pending[u as usize * n_mem + m] > 0
+                })
+        })
+    }
+
+    /// Undoes `place(v)`, `v` the last node placed.
+    fn unplace(&mut self, v: u32) {
+        let g = self.g;
+        let n_mem = self.n_mem;
+        g.for_each_succ(v, |z| self.npred[z as usize] += 1);
+        self.placed[v as usize] = false;
+        for e in g.mems(v) {
+            if self.pending[v as usize * n_mem + e.mem as usize] > 0 {
+                self.held[e.mem as usize] -= u128::from(e.amount);
+            }
+        }
+        g.for_each_pred(v, |u| {
+            for e in g.mems(v) {
+                self.pending[u as usize * n_mem + e.mem as usize] += 1;
+            }
+        });
+        release_of(g, v, n_mem, &self.pending, &mut self.freed);
+        for m in 0..n_mem {
+            self.held[m] += self.freed[m];
+        }
+    }
+
     /// Places `v` (ready; alone or as part of a joint start, one node of it
     /// after the other: the holds left are the same), calling `enabled` on
     /// each successor it makes ready.
@@ -616,6 +717,33 @@ mod tests {
                 assert_eq!((s.start[1], s.start[2]), (1, 1));
             }
         }
+    }
+
+    /// Memory 10. Op 1's node (5) holds until ops 3 and 4 (5 each) start,
+    /// op 2's (5) until op 5 (1), which also follows op 3. In node order
+    /// the greedy starts ops 1 and 2 (10 held) and is trapped: op 3 alone
+    /// needs 15, ops 3 and 4 together 15, op 5 is not ready. The backjump
+    /// undoes op 2, the latest holder of the type op 3 lacks, and holds it
+    /// back until op 3 has started: ops 1, 3, 4, 2, 5, which the serial
+    /// pass accepts.
+    #[test]
+    fn a_trap_is_undone_back_to_the_holder_that_closed_it() {
+        use crate::list::sgs::{Guide, Model};
+        let text = "SetSocInfo([[0,2]],[[0,10]])\n\
+                    AddOpInfo(1,1,0,[],[[1,0,1]],[[1,0,5]])\n\
+                    AddOpInfo(2,2,0,[],[[1,0,1]],[[1,0,5]])\n\
+                    AddOpInfo(3,3,0,[],[[1,0,1]],[[1,0,5]])\n\
+                    AddOpInfo(4,4,0,[],[[1,0,1]],[[1,0,5]])\n\
+                    AddOpInfo(5,5,0,[],[[1,0,1]],[[1,0,1]])\n\
+                    GetInferenceScheResult([[1,3],[1,4],[2,5],[3,5]],\
+                    [[1,1,1],[2,2,2],[3,3,3],[4,4,4],[5,5,5]])\n";
+        let inst = crate::instance::parse_reader(text.as_bytes(), "b.txt").expect("parses");
+        let g = NodeGraph::new(&inst, (0..5).collect()).expect("a graph");
+        let long = Deadline::after(Duration::from_secs(600));
+        let list = fitted_order(&g, &[0, 1, 2, 3, 4], &long).expect("a list");
+        assert_eq!(list, vec![0, 2, 3, 1, 4]);
+        let (_, s) = Guide::new(&Model::new(&g), &list, &long).expect("a guide");
+        assert!(crate::schedule::check(&g, &s, 5).is_empty());
     }
 
     /// `memory_order` keeps what each op's start releases up to date
