@@ -328,20 +328,20 @@ pub fn fitted_order(g: &NodeGraph, rank: &[u32], deadline: &Deadline) -> Option<
         let mut chosen = None;
         let mut first = None;
         while let Some(e) = ready.pop() {
-            let (r, v) = e.0;
-            // Stale entries: placed (a joint start's other nodes), no
-            // longer ready or re-ranked (a backjump).
-            if f.placed[v as usize] || f.npred[v as usize] > 0 || r != rank[v as usize] {
+            let v = e.0.1;
+            // Stale entries: placed (a joint start's other nodes) or no
+            // longer ready (undone by a backjump; pushed again when ready).
+            if f.placed[v as usize] || f.npred[v as usize] > 0 {
                 continue;
             }
             skipped.push(e);
-            first.get_or_insert(v);
             // Held back by a backjump until the node it blocked has started.
             if let Some(&w) = wait_for.get(&v)
                 && !f.placed[w as usize]
             {
                 continue;
             }
+            first.get_or_insert(v);
             if f.fits_alone(v) {
                 chosen = Some(vec![v]);
                 break;
@@ -362,7 +362,7 @@ pub fn fitted_order(g: &NodeGraph, rank: &[u32], deadline: &Deadline) -> Option<
                 out.len()
             );
             // Backjump: undo the moves back to the latest holder of a type
-            // the best-ranked ready node lacks, and rank that holder after it.
+            // the best-ranked ready node lacks, which then waits for it.
             let v0 = first?;
             if jumps >= MAX_JUMPS || undone > 2 * n {
                 log::debug!(
