@@ -634,8 +634,8 @@ fn the_packing_search_never_passes_the_optimum_and_reaches_it() {
 /// tilings, is a guide: a topological list the scheme's serial pass runs to
 /// a legal schedule (models/list.md, "Searched serial orders": the search's
 /// state is the serial schedule's); so is every fitted order, its joint
-/// starts included (models/list.md, "Interleaved ops"); and never backtracking over a state that
-/// holds nothing loses no list (the floor lemma): the exhaustive search with
+/// starts and backjumps included (models/list.md, "Interleaved ops"); and
+/// never backtracking over a state that holds nothing loses no list (the floor lemma): the exhaustive search with
 /// floors finds a list exactly where the one without does. On the corner
 /// instances and on tiny memory-tight ones (three memory types, memory at a
 /// serial schedule's peak, where holds of several types overlap).

@@ -544,10 +544,9 @@ impl<'g, 'a> Fit<'g, 'a> {
         let lacks: Vec<usize> = g
             .mems(v)
             .iter()
-            .map(|d| d.mem as usize)
-            .filter(|&m| {
-                self.held[m] - self.freed[m] + u128::from(g.demand(v, m as u8)) > self.caps[m]
-            })
+            .map(|d| (d.mem as usize, u128::from(d.amount)))
+            .filter(|&(m, d)| self.held[m] - self.freed[m] + d > self.caps[m])
+            .map(|(m, _)| m)
             .collect();
         let mut preds = Vec::new();
         g.for_each_pred(v, |u| preds.push(u));
