@@ -313,7 +313,9 @@ pub fn fitted_order(g: &NodeGraph, rank: &[u32], deadline: &Deadline) -> Option<
     let mut pos = vec![0u32; n];
     let mut undone = 0usize;
     let mut jumps = 0usize;
-    let mut wait_for: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+    // The node each held-back node waits for (`NONE`: not held back).
+    const NONE: u32 = u32::MAX;
+    let mut wait_for = vec![NONE; n];
     let mut looked = 0usize;
     let mut tried = HashSet::new();
     while out.len() < n {
@@ -336,13 +338,14 @@ pub fn fitted_order(g: &NodeGraph, rank: &[u32], deadline: &Deadline) -> Option<
             }
             skipped.push(e);
             // Held back by a backjump until the node it blocked has started.
-            if let Some(&w) = wait_for.get(&v)
-                && !f.placed[w as usize]
-            {
+            let w = wait_for[v as usize];
+            if w != NONE && !f.placed[w as usize] {
                 continue;
             }
             first.get_or_insert(v);
             if f.fits_alone(v) {
+                // Placed now: its entry is not needed again.
+                skipped.pop();
                 chosen = Some(vec![v]);
                 break;
             }
@@ -384,7 +387,7 @@ pub fn fitted_order(g: &NodeGraph, rank: &[u32], deadline: &Deadline) -> Option<
                 undone += out.len() - start;
                 out.truncate(start);
             }
-            wait_for.insert(h, v0);
+            wait_for[h as usize] = v0;
             tried.clear();
             continue;
         };

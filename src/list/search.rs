@@ -466,7 +466,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
     /// enough left (`Policy::fitted_share`, `fitted_least`): where all the
     /// cores trap memory, fewer of them often fit (results/policy.md).
     fn blind_order_fitted(&mut self, deadline: &Deadline) -> Option<Vec<u32>> {
-        // About 40 bytes a node while fitting (pending counts per memory type,
+        // About 45 bytes a node while fitting (pending counts per memory type,
         // ranks, the blind schedule): kept off 10^7-node graphs, whose passes
         // already use most of the 1 GiB the engine is held to. A first
         // schedule comes before them: with little time left the other tiling
