@@ -295,7 +295,8 @@ const MAX_JUMPS: usize = 10_000;
 /// the latest node holding a type the best-ranked one lacks, which then
 /// waits until that one has started (models/list.md, "Backjumps"). `None`
 /// when `MAX_JUMPS` backjumps or `2n` starts undone do not get past the
-/// traps, no holder can be blamed, or `deadline` passes.
+/// traps, no holder can be blamed, every ready node is held back (a cycle
+/// of waits), or `deadline` passes.
 /// O(n log n + n * FIT_TRIES * (preds per node) * types) time for single
 /// starts, and per joint start tried O(MAX_JOINT * preds * types); O(n *
 /// types) memory.
@@ -366,7 +367,13 @@ pub fn fitted_order(g: &NodeGraph, rank: &[u32], deadline: &Deadline) -> Option<
             );
             // Backjump: undo the moves back to the latest holder of a type
             // the best-ranked ready node lacks, which then waits for it.
-            let v0 = first?;
+            let Some(v0) = first else {
+                log::debug!(
+                    "fitted order: every ready node held back after {} of {n} nodes, {jumps} backjumps",
+                    out.len()
+                );
+                return None;
+            };
             if jumps >= MAX_JUMPS || undone > 2 * n {
                 log::debug!(
                     "fitted order: gave up after {jumps} backjumps, {undone} starts undone"

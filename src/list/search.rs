@@ -476,6 +476,11 @@ impl<'g, 'a> Searcher<'g, 'a> {
             return None;
         }
         let budget = deadline.share(POLICY.fitted_share);
+        log::debug!(
+            "fitted orders: {:.3} s of the {:.3} s left",
+            budget.remaining().as_secs_f64(),
+            deadline.remaining().as_secs_f64()
+        );
         // 0: the input op order's node list as the ranking.
         for slow_down in [1, 2, 0, 4, 8] {
             if slow_down != 1 && budget.expired() {
