@@ -251,39 +251,14 @@ impl GenConfig {
     /// --graphs, --max-time, --density, and the sizes they reach together.
     fn validate_sizes(&self) -> Result<(), String> {
         let bad = |msg: String| Err(msg);
-        if self.graphs == 0 {
-            return bad("--graphs must be at least 1".into());
-        }
-        if self.graphs > self.ops.max(1) {
-            return bad(format!(
-                "--graphs ({}) cannot exceed the number of ops ({})",
-                self.graphs, self.ops
-            ));
-        }
-        if self.max_time == 0 {
-            return bad("--max-time must be at least 1".into());
-        }
-        if !(self.density >= 0.0 && self.density.is_finite()) {
-            return bad(format!(
-                "--density must be a finite number >= 0, got {}",
-                self.density
-            ));
-        }
-        if f64::from(self.ops) * self.density > MAX_OP_EDGES {
-            return bad(format!(
-                "--ops {} with --density {} asks for about {:.0} op edges; at most {MAX_OP_EDGES:.0} are supported",
-                self.ops,
-                self.density,
-                f64::from(self.ops) * self.density
-            ));
-        }
+        check_op_graph(
+            self.ops,
+            self.graphs,
+            self.max_time,
+            self.density,
+            self.nodes_max,
+        )?;
         let graph_nodes = u64::from(self.ops) * u64::from(self.nodes_max);
-        if graph_nodes > MAX_GRAPH_NODES {
-            return bad(format!(
-                "--ops {} times up to {} nodes per subgraph can reach {graph_nodes} nodes; at most {MAX_GRAPH_NODES} are supported",
-                self.ops, self.nodes_max
-            ));
-        }
         let lib_nodes = u64::from(self.op_types)
             * u64::from(self.shapes)
             * u64::from(self.tilings)
@@ -362,6 +337,48 @@ fn check_nodes(min: u32, max: u32, most: u32) -> Result<(), String> {
     if max > most {
         return Err(format!(
             "--nodes: at most {most} nodes per subgraph (the published limit is < 10^4), got {max}"
+        ));
+    }
+    Ok(())
+}
+
+/// The op graph's knobs every family with `--graphs`, `--max-time` and
+/// `--density` shares: at least one graph and at most one an op, durations
+/// of at least 1, a finite density >= 0 within `MAX_OP_EDGES` op edges, and
+/// at most `MAX_GRAPH_NODES` nodes (`--ops` times `--nodes`' MAX).
+fn check_op_graph(
+    ops: u32,
+    graphs: u32,
+    max_time: u64,
+    density: f64,
+    nodes_max: u32,
+) -> Result<(), String> {
+    if graphs == 0 {
+        return Err("--graphs must be at least 1".into());
+    }
+    if graphs > ops.max(1) {
+        return Err(format!(
+            "--graphs ({graphs}) cannot exceed the number of ops ({ops})"
+        ));
+    }
+    if max_time == 0 {
+        return Err("--max-time must be at least 1".into());
+    }
+    if !(density >= 0.0 && density.is_finite()) {
+        return Err(format!(
+            "--density must be a non-negative number, got {density}"
+        ));
+    }
+    let edges = f64::from(ops) * density;
+    if edges > MAX_OP_EDGES {
+        return Err(format!(
+            "--ops {ops} with --density {density} asks for about {edges:.0} op edges; at most {MAX_OP_EDGES:.0} are supported"
+        ));
+    }
+    let most_nodes = u64::from(ops) * u64::from(nodes_max);
+    if most_nodes > MAX_GRAPH_NODES {
+        return Err(format!(
+            "--ops {ops} times up to {nodes_max} nodes per subgraph can reach {most_nodes} nodes; at most {MAX_GRAPH_NODES} are supported"
         ));
     }
     Ok(())

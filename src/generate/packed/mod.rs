@@ -78,10 +78,7 @@ use std::collections::BinaryHeap;
 use std::fmt;
 use std::io::{self, Read, Write};
 
-use super::{
-    MAX_GRAPH_NODES, MAX_NODES_PER_SUBGRAPH, MAX_OP_EDGES, MAX_TILINGS, Rng, demand_scale,
-    memory_peaks,
-};
+use super::{MAX_NODES_PER_SUBGRAPH, MAX_TILINGS, Rng, demand_scale, memory_peaks};
 use crate::graph::NodeGraph;
 use crate::instance::{Instance, parse_reader};
 use crate::schedule::{self, Schedule};
@@ -195,39 +192,14 @@ impl PackedConfig {
                 self.ops, self.interleave
             ));
         }
-        if self.graphs == 0 {
-            return bad("--graphs must be at least 1".into());
-        }
-        if self.graphs > self.ops {
-            return bad(format!(
-                "--graphs ({}) cannot exceed the number of ops ({})",
-                self.graphs, self.ops
-            ));
-        }
-        if self.max_time == 0 {
-            return bad("--max-time must be at least 1".into());
-        }
-        if !(self.density >= 0.0 && self.density.is_finite()) {
-            return bad(format!(
-                "--density must be a non-negative number, got {}",
-                self.density
-            ));
-        }
-        if f64::from(self.ops) * self.density > MAX_OP_EDGES {
-            return bad(format!(
-                "--ops {} with --density {} asks for about {:.0} op edges; at most {MAX_OP_EDGES:.0} are supported",
-                self.ops,
-                self.density,
-                f64::from(self.ops) * self.density
-            ));
-        }
+        super::check_op_graph(
+            self.ops,
+            self.graphs,
+            self.max_time,
+            self.density,
+            self.nodes_max,
+        )?;
         let most_nodes = u64::from(self.ops) * u64::from(self.nodes_max);
-        if most_nodes > MAX_GRAPH_NODES {
-            return bad(format!(
-                "--ops {} times up to {} nodes per op can reach {most_nodes} nodes; at most {MAX_GRAPH_NODES} are supported",
-                self.ops, self.nodes_max
-            ));
-        }
         let least_nodes = u64::from(self.ops) * u64::from(self.nodes_min);
         if least_nodes < u64::from(self.cores) {
             return bad(format!(
