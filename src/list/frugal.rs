@@ -10,6 +10,7 @@
 use std::cmp::Reverse;
 use std::collections::HashSet;
 
+use super::serial_memory::SerialMemory;
 use crate::graph::NodeGraph;
 use crate::stop::Deadline;
 
@@ -301,10 +302,10 @@ const MAX_JUMPS: usize = 10_000;
 /// starts, and per joint start tried O(MAX_JOINT * preds * types); O(n *
 /// types) memory.
 pub fn fitted_order(g: &NodeGraph, rank: &[u32], deadline: &Deadline) -> Option<Vec<u32>> {
-    let mut f = Fit::new(g);
+    let mut f = SerialMemory::new(g);
     let n = g.n_nodes();
     let mut ready: std::collections::BinaryHeap<Reverse<(u32, u32)>> = (0..n as u32)
-        .filter(|&v| f.npred[v as usize] == 0)
+        .filter(|&v| f.npred(v) == 0)
         .map(|v| Reverse((rank[v as usize], v)))
         .collect();
     let mut skipped: Vec<Reverse<(u32, u32)>> = Vec::with_capacity(FIT_TRIES);
@@ -334,13 +335,13 @@ pub fn fitted_order(g: &NodeGraph, rank: &[u32], deadline: &Deadline) -> Option<
             let v = e.0.1;
             // Stale entries: placed (a joint start's other nodes) or no
             // longer ready (undone by a backjump; pushed again when ready).
-            if f.placed[v as usize] || f.npred[v as usize] > 0 {
+            if f.is_placed(v) || f.npred(v) > 0 {
                 continue;
             }
             skipped.push(e);
             // Held back by a backjump until the node it blocked has started.
             let w = wait_for[v as usize];
-            if w != NONE && !f.placed[w as usize] {
+            if w != NONE && !f.is_placed(w) {
                 continue;
             }
             first.get_or_insert(v);
@@ -350,7 +351,7 @@ pub fn fitted_order(g: &NodeGraph, rank: &[u32], deadline: &Deadline) -> Option<
                 chosen = Some(vec![v]);
                 break;
             }
-            if let Some(group) = f.joint_start(v, &mut tried) {
+            if let Some(group) = joint_start(&f, v, &mut tried) {
                 chosen = Some(group);
                 break;
             }
@@ -380,7 +381,7 @@ pub fn fitted_order(g: &NodeGraph, rank: &[u32], deadline: &Deadline) -> Option<
                 );
                 return None;
             }
-            let Some(h) = f.blame(v0, &out) else {
+            let Some(h) = blame(&mut f, v0, &out) else {
                 log::debug!("fitted order: no holder to blame after {jumps} backjumps");
                 return None;
             };
@@ -388,7 +389,7 @@ pub fn fitted_order(g: &NodeGraph, rank: &[u32], deadline: &Deadline) -> Option<
             while out.len() > pos[h as usize] as usize {
                 let start = moves.pop().expect("a move") as usize;
                 for &v in out[start..].iter().rev() {
-                    f.unplace(v);
+                    f.unplace(v, |_| {});
                     ready.push(Reverse((rank[v as usize], v)));
                 }
                 undone += out.len() - start;
@@ -412,228 +413,73 @@ pub fn fitted_order(g: &NodeGraph, rank: &[u32], deadline: &Deadline) -> Option<
     Some(out)
 }
 
-/// The state of a serial order under construction: per node and memory
-/// type the unplaced successors demanding it, unplaced predecessors, and
-/// per type the amount held (problem.md §4.4, serially).
-struct Fit<'g, 'a> {
-    g: &'g NodeGraph<'a>,
-    n_mem: usize,
-    caps: Vec<u128>,
-    cores: Vec<u32>,
-    /// pending[v * n_mem + m]: unplaced successors of v demanding m.
-    pending: Vec<u32>,
-    npred: Vec<u32>,
-    placed: Vec<bool>,
-    held: Vec<u128>,
-    /// Scratch: a release per type.
-    freed: Vec<u128>,
-}
-
-impl<'g, 'a> Fit<'g, 'a> {
-    fn new(g: &'g NodeGraph<'a>) -> Self {
-        let n = g.n_nodes();
-        let n_mem = g.inst.platform.mems.len();
-        let mut pending = vec![0u32; n * n_mem];
-        let mut npred = vec![0u32; n];
-        for v in 0..n as u32 {
-            g.for_each_succ(v, |z| {
-                npred[z as usize] += 1;
-                for e in g.mems(z) {
-                    pending[v as usize * n_mem + e.mem as usize] += 1;
-                }
-            });
-        }
-        Fit {
-            g,
-            n_mem,
-            caps: g.inst.platform.mem_sizes(),
-            cores: g.inst.platform.cores.iter().map(|c| c.count).collect(),
-            pending,
-            npred,
-            placed: vec![false; n],
-            held: vec![0; n_mem],
-            freed: vec![0; n_mem],
-        }
-    }
-
-    /// Whether `v` alone fits now (beside the holds open, after those its
-    /// start releases).
-    fn fits_alone(&mut self, v: u32) -> bool {
-        release_of(self.g, v, self.n_mem, &self.pending, &mut self.freed);
-        self.g.mems(v).iter().all(|d| {
-            let m = d.mem as usize;
-            self.held[m] - self.freed[m] + u128::from(d.amount) <= self.caps[m]
-        })
-    }
-
-    /// A joint start with `v` that fits: for a predecessor `u` holding a
-    /// type `m` that `v` demands, every unplaced successor of `u` demanding
-    /// `m`, when all are ready, at most `MAX_JOINT` and within the cores of
-    /// each type. Serially the group starts at one instant: beside the holds
-    /// open less those whose holder's every pending successor of that type
-    /// is in the group, it needs its demands' sum of each type.
-    /// `tried`: the groups judged since the last start (holders with the
-    /// same pending successors, e.g. the sinks of one op, give one group).
-    fn joint_start(&mut self, v: u32, tried: &mut HashSet<Vec<u32>>) -> Option<Vec<u32>> {
-        let g = self.g;
-        let n_mem = self.n_mem;
-        let mut holders = Vec::new();
-        g.for_each_pred(v, |u| {
-            for e in g.mems(v) {
-                let p = self.pending[u as usize * n_mem + e.mem as usize] as usize;
-                // p: the group's size, v included (at 1, v alone releases u).
-                if (2..=MAX_JOINT).contains(&p) {
-                    holders.push((u, e.mem));
-                }
-            }
-        });
-        holders.sort_unstable();
-        holders.dedup();
-        let mut group = Vec::new();
-        let mut cells: Vec<usize> = Vec::new();
-        for (u, m) in holders {
-            group.clear();
-            let mut whole = true;
-            g.for_each_succ(u, |z| {
-                if !self.placed[z as usize] && g.mems(z).iter().any(|e| e.mem == m) {
-                    whole &= self.npred[z as usize] == 0;
-                    group.push(z);
-                }
-            });
-            if !whole {
-                continue;
-            }
-            group.sort_unstable();
-            group.dedup();
-            if !tried.insert(group.clone()) {
-                continue;
-            }
-            let mut per_core = vec![0u32; self.cores.len()];
-            if group.iter().any(|&z| {
-                let c = usize::from(g.core[z as usize]);
-                per_core[c] += 1;
-                per_core[c] > self.cores[c]
-            }) {
-                continue;
-            }
-            // Each (holder, type) cell the group's starts count down.
-            cells.clear();
-            for &z in &group {
-                g.for_each_pred(z, |w| {
-                    for e in g.mems(z) {
-                        cells.push(w as usize * n_mem + e.mem as usize);
-                    }
-                });
-            }
-            cells.sort_unstable();
-            let mut need: Vec<u128> = self.held.clone();
-            for run in cells.chunk_by(|a, b| a == b) {
-                let i = run[0];
-                if self.pending[i] as usize == run.len() {
-                    need[i % n_mem] -= u128::from(g.demand((i / n_mem) as u32, (i % n_mem) as u8));
-                }
-            }
-            for &z in &group {
-                for e in g.mems(z) {
-                    need[e.mem as usize] += u128::from(e.amount);
-                }
-            }
-            if (0..n_mem).all(|m| need[m] <= self.caps[m]) {
-                return Some(group);
-            }
-        }
-        None
-    }
-
-    /// The latest placed node of `out` that holds a type `v` (ready) lacks
-    /// to start alone.
-    fn blame(&mut self, v: u32, out: &[u32]) -> Option<u32> {
-        let g = self.g;
-        let n_mem = self.n_mem;
-        release_of(g, v, n_mem, &self.pending, &mut self.freed);
-        let lacks: Vec<usize> = g
-            .mems(v)
-            .iter()
-            .map(|d| (d.mem as usize, u128::from(d.amount)))
-            .filter(|&(m, d)| self.held[m] - self.freed[m] + d > self.caps[m])
-            .map(|(m, _)| m)
-            .collect();
-        let mut preds = Vec::new();
-        g.for_each_pred(v, |u| preds.push(u));
-        out.iter().rev().copied().find(|&u| {
-            !preds.contains(&u)
-                && g.mems(u).iter().any(|e| {
-                    let m = e.mem as usize;
-                    e.amount > 0 && lacks.contains(&m) && self.pending[u as usize * n_mem + m] > 0
-                })
-        })
-    }
-
-    /// Undoes `place(v)`, `v` the last node placed.
-    fn unplace(&mut self, v: u32) {
-        let g = self.g;
-        let n_mem = self.n_mem;
-        g.for_each_succ(v, |z| self.npred[z as usize] += 1);
-        self.placed[v as usize] = false;
-        for e in g.mems(v) {
-            if self.pending[v as usize * n_mem + e.mem as usize] > 0 {
-                self.held[e.mem as usize] -= u128::from(e.amount);
-            }
-        }
-        g.for_each_pred(v, |u| {
-            for e in g.mems(v) {
-                self.pending[u as usize * n_mem + e.mem as usize] += 1;
-            }
-        });
-        release_of(g, v, n_mem, &self.pending, &mut self.freed);
-        for m in 0..n_mem {
-            self.held[m] += self.freed[m];
-        }
-    }
-
-    /// Places `v` (ready; alone or as part of a joint start, one node of it
-    /// after the other: the holds left are the same), calling `enabled` on
-    /// each successor it makes ready.
-    fn place(&mut self, v: u32, mut enabled: impl FnMut(u32)) {
-        let g = self.g;
-        let n_mem = self.n_mem;
-        release_of(g, v, n_mem, &self.pending, &mut self.freed);
-        for m in 0..n_mem {
-            self.held[m] -= self.freed[m];
-        }
-        g.for_each_pred(v, |u| {
-            for e in g.mems(v) {
-                self.pending[u as usize * n_mem + e.mem as usize] -= 1;
-            }
-        });
-        for e in g.mems(v) {
-            if self.pending[v as usize * n_mem + e.mem as usize] > 0 {
-                self.held[e.mem as usize] += u128::from(e.amount);
-            }
-        }
-        self.placed[v as usize] = true;
-        g.for_each_succ(v, |z| {
-            self.npred[z as usize] -= 1;
-            if self.npred[z as usize] == 0 {
-                enabled(z);
-            }
-        });
-    }
-}
-
-/// What starting `v` releases, per memory type: the demand of each
-/// predecessor `u` (placed, holding) for which `v` is the last unplaced
-/// successor demanding that type.
-fn release_of(g: &NodeGraph, v: u32, n_mem: usize, pending: &[u32], freed: &mut [u128]) {
-    freed.iter_mut().for_each(|x| *x = 0);
+/// A joint start with `v` that fits: for a predecessor `u` holding a type
+/// `m` that `v` demands, every unplaced successor of `u` demanding `m`,
+/// when all are ready, at most `MAX_JOINT` and within the cores of each
+/// type (`SerialMemory::fits_jointly`). `tried`: the groups judged since
+/// the last start (holders with the same pending successors, e.g. the sinks
+/// of one op, give one group).
+fn joint_start(f: &SerialMemory, v: u32, tried: &mut HashSet<Vec<u32>>) -> Option<Vec<u32>> {
+    let g = f.graph();
+    let mut holders = Vec::new();
     g.for_each_pred(v, |u| {
         for e in g.mems(v) {
-            let m = e.mem as usize;
-            if pending[u as usize * n_mem + m] == 1 {
-                freed[m] += u128::from(g.demand(u, e.mem));
+            let p = f.pending(u, e.mem as usize) as usize;
+            // p: the group's size, v included (at 1, v alone releases u).
+            if (2..=MAX_JOINT).contains(&p) {
+                holders.push((u, e.mem));
             }
         }
     });
+    holders.sort_unstable();
+    holders.dedup();
+    let mut group = Vec::new();
+    for (u, m) in holders {
+        group.clear();
+        let mut whole = true;
+        g.for_each_succ(u, |z| {
+            if !f.is_placed(z) && g.mems(z).iter().any(|e| e.mem == m) {
+                whole &= f.npred(z) == 0;
+                group.push(z);
+            }
+        });
+        if !whole {
+            continue;
+        }
+        group.sort_unstable();
+        group.dedup();
+        if !tried.insert(group.clone()) {
+            continue;
+        }
+        if f.fits_jointly(&group, &f.hand_overs(&group)) {
+            return Some(group);
+        }
+    }
+    None
+}
+
+/// The latest placed node of `out` that holds a type `v` (ready) lacks
+/// to start alone.
+fn blame(f: &mut SerialMemory, v: u32, out: &[u32]) -> Option<u32> {
+    let g = f.graph();
+    let lacks: Vec<usize> = {
+        let freed = f.release_of(v).to_vec();
+        g.mems(v)
+            .iter()
+            .map(|d| (d.mem as usize, u128::from(d.amount)))
+            .filter(|&(m, d)| f.held()[m] - freed[m] + d > f.caps()[m])
+            .map(|(m, _)| m)
+            .collect()
+    };
+    let mut preds = Vec::new();
+    g.for_each_pred(v, |u| preds.push(u));
+    out.iter().rev().copied().find(|&u| {
+        !preds.contains(&u)
+            && g.mems(u).iter().any(|e| {
+                let m = e.mem as usize;
+                lacks.contains(&m) && f.pending(u, m) > 0
+            })
+    })
 }
 
 /// Each node's rank in the start order of a memory-blind schedule: list

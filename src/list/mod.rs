@@ -28,6 +28,7 @@ pub mod priority;
 mod profile;
 pub mod repair;
 pub mod search;
+mod serial_memory;
 pub mod serial_search;
 pub mod sgs;
 pub mod tiling;

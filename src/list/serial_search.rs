@@ -21,9 +21,11 @@
 //! Zobrist key of the placed set (the holds are a function of it), and runs
 //! restart with Luby budgets and noise in the depth-first order.
 //!
-//! The state is exactly the serial schedule's (problem.md §4.4: a node holds
-//! from its start until its last same-type successor starts; serially, with
-//! none it ends before the next starts), so the scheme's serial pass accepts
+//! The state (`serial_memory::SerialMemory`, which the fitted orders of
+//! `frugal.rs` build on too) is exactly the serial schedule's (problem.md
+//! §4.4: a node holds from its start until its last same-type successor
+//! starts; serially, with none it ends before the next starts), so the
+//! scheme's serial pass accepts
 //! a list it returns (tests/corners.rs runs it on every list found for the
 //! corner instances, zero durations included); the caller runs it through
 //! `Guide::new`, which stays the judge.
@@ -31,6 +33,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, HashSet};
 
+use super::serial_memory::SerialMemory;
 use crate::graph::NodeGraph;
 use crate::rng::SplitMix64;
 use crate::stop::Deadline;
@@ -123,15 +126,8 @@ type Move = Vec<u32>;
 
 struct State<'g, 'a> {
     g: &'g NodeGraph<'a>,
-    n_mem: usize,
-    caps: Vec<u128>,
-    cores: Vec<u64>,
-    /// `pend[v * n_mem + m]`: unplaced successors of `v` demanding `m`.
-    pend: Vec<u32>,
-    /// Unplaced predecessors.
-    npred: Vec<u32>,
-    held: Vec<u128>,
-    placed: Vec<bool>,
+    /// The placed nodes' holds (`serial_memory`).
+    mem: SerialMemory<'g, 'a>,
     /// Ready nodes by enabling time, latest first.
     ready: BTreeSet<(Reverse<u64>, u32)>,
     enabled_at: Vec<u64>,
@@ -158,23 +154,10 @@ struct Cand {
 impl<'g, 'a> State<'g, 'a> {
     fn new(g: &'g NodeGraph<'a>, seed: u64) -> Self {
         let n = g.n_nodes();
-        let n_mem = g.inst.platform.mems.len();
         let mut rng = SplitMix64::new(seed ^ 0x005e_71a1);
         State {
             g,
-            n_mem,
-            caps: g.inst.platform.mem_sizes(),
-            cores: g
-                .inst
-                .platform
-                .cores
-                .iter()
-                .map(|c| u64::from(c.count))
-                .collect(),
-            pend: vec![0; n * n_mem],
-            npred: vec![0; n],
-            held: vec![0; n_mem],
-            placed: vec![false; n],
+            mem: SerialMemory::new(g),
             ready: BTreeSet::new(),
             enabled_at: vec![0; n],
             clock: 0,
@@ -197,25 +180,11 @@ impl<'g, 'a> State<'g, 'a> {
     /// The empty list.
     fn reset(&mut self) {
         let g = self.g;
-        let n_mem = self.n_mem;
-        self.pend.iter_mut().for_each(|x| *x = 0);
-        self.npred.iter_mut().for_each(|x| *x = 0);
-        for v in 0..g.n_nodes() as u32 {
-            g.for_each_succ(v, |z| {
-                self.npred[z as usize] += 1;
-                for e in g.mems(z) {
-                    if e.amount > 0 {
-                        self.pend[v as usize * n_mem + e.mem as usize] += 1;
-                    }
-                }
-            });
-        }
-        self.held.iter_mut().for_each(|x| *x = 0);
-        self.placed.iter_mut().for_each(|x| *x = false);
+        self.mem.reset();
         self.ready.clear();
         self.clock = 0;
         for v in 0..g.n_nodes() as u32 {
-            if self.npred[v as usize] == 0 {
+            if self.mem.npred(v) == 0 {
                 self.enabled_at[v as usize] = 0;
                 self.ready.insert((Reverse(0), v));
             }
@@ -277,7 +246,7 @@ impl<'g, 'a> State<'g, 'a> {
             *next += 1;
             self.place(&m);
             self.applied.push(m);
-            if self.rules.floors && self.held.iter().all(|&h| h == 0) {
+            if self.rules.floors && self.mem.held().iter().all(|&h| h == 0) {
                 self.floor = self.applied.len();
                 log::trace!("floor at {} nodes, step {}", self.out.len(), self.steps);
                 self.stack.clear();
@@ -316,8 +285,8 @@ impl<'g, 'a> State<'g, 'a> {
                 let mut group = Vec::new();
                 let mut whole = true;
                 g.for_each_succ(u, |w| {
-                    if !self.placed[w as usize] {
-                        whole &= self.npred[w as usize] == 0;
+                    if !self.mem.is_placed(w) {
+                        whole &= self.mem.npred(w) == 0;
                         group.push(w);
                     }
                 });
@@ -340,54 +309,30 @@ impl<'g, 'a> State<'g, 'a> {
     /// and its order key: (it keeps more than it releases, age).
     fn judge(&self, set: &[u32], noise: f64, rng: &mut SplitMix64) -> Option<(bool, f64)> {
         let g = self.g;
-        let n_mem = self.n_mem;
-        let mut per_core = vec![0u64; self.cores.len()];
-        for &v in set {
-            let c = usize::from(g.core[v as usize]);
-            per_core[c] += 1;
-            if per_core[c] > self.cores[c] {
-                return None;
-            }
+        let n_mem = self.mem.n_mem();
+        let hand_overs = self.mem.hand_overs(set);
+        if !self.mem.fits_jointly(set, &hand_overs) {
+            return None;
         }
-        // Per holder's pending cell: how many of its pending successors
-        // `set` holds.
-        let mut taken: Vec<(usize, usize, u64, u32)> = Vec::new();
-        for (i, m, d) in self.hand_overs(set) {
-            if d == 0 {
-                continue;
-            }
-            match taken.iter_mut().find(|t| t.0 == i) {
-                Some(t) => t.3 += 1,
-                None => taken.push((i, m, d, 1)),
-            }
-        }
-        let mut freed = vec![0u128; n_mem];
+        // A holder of `d` with `p` pending successors credits `d / p` to
+        // each that `set` holds.
         let mut credit = vec![0f64; n_mem];
-        for &(i, m, d, k) in &taken {
-            let p = self.pend[i];
-            if p == k {
-                freed[m] += u128::from(d);
-            }
-            credit[m] += d as f64 * f64::from(k) / f64::from(p.max(1));
+        for h in &hand_overs {
+            let p = self.mem.pending_cell(h.cell);
+            credit[h.mem] += h.demand as f64 * f64::from(h.taken) / f64::from(p.max(1));
         }
-        let mut add = vec![0u128; n_mem];
         let mut keep = vec![0f64; n_mem];
         for &v in set {
             for e in g.mems(v) {
                 let m = e.mem as usize;
-                add[m] += u128::from(e.amount);
-                if self.pend[v as usize * n_mem + m] > 0 {
+                if self.mem.pending(v, m) > 0 {
                     keep[m] += e.amount as f64;
                 }
             }
         }
-        for m in 0..n_mem {
-            if add[m] > 0 && self.held[m] - freed[m] + add[m] > self.caps[m] {
-                return None;
-            }
-        }
+        let caps = self.mem.caps();
         let net: f64 = (0..n_mem)
-            .map(|m| (keep[m] - credit[m]) / (self.caps[m] as f64).max(1.0))
+            .map(|m| (keep[m] - credit[m]) / (caps[m] as f64).max(1.0))
             .sum();
         let newest = set
             .iter()
@@ -398,87 +343,35 @@ impl<'g, 'a> State<'g, 'a> {
         Some((net > 1e-12, age))
     }
 
-    /// The hand-overs of `set`: for each memory demand of one of its nodes
-    /// and each predecessor, the predecessor's pending cell, the type and
-    /// the predecessor's demand of it (what it holds while pending).
-    fn hand_overs(&self, set: &[u32]) -> Vec<(usize, usize, u64)> {
-        let g = self.g;
-        let mut out = Vec::new();
-        for &v in set {
-            g.for_each_pred(v, |u| {
-                for e in g.mems(v).iter().filter(|e| e.amount > 0) {
-                    let i = u as usize * self.n_mem + e.mem as usize;
-                    out.push((i, e.mem as usize, g.demand(u, e.mem)));
-                }
-            });
-        }
-        out
-    }
-
-    /// Places `set` jointly (after `judge` accepted it).
+    /// Places `set` jointly (after `judge` accepted it), one node after
+    /// the other (`SerialMemory`: the same state).
     fn place(&mut self, set: &[u32]) {
-        let g = self.g;
-        let n_mem = self.n_mem;
-        for (i, m, d) in self.hand_overs(set) {
-            self.pend[i] -= 1;
-            if self.pend[i] == 0 && d > 0 {
-                self.held[m] -= u128::from(d);
-            }
-        }
         self.clock += 1;
+        let clock = self.clock;
         for &v in set {
-            for e in g.mems(v) {
-                if self.pend[v as usize * n_mem + e.mem as usize] > 0 {
-                    self.held[e.mem as usize] += u128::from(e.amount);
-                }
-            }
             self.ready
                 .remove(&(Reverse(self.enabled_at[v as usize]), v));
-            self.placed[v as usize] = true;
             self.out.push(v);
             self.key ^= self.zobrist[v as usize];
-        }
-        for &v in set {
-            g.for_each_succ(v, |z| {
-                self.npred[z as usize] -= 1;
-                if self.npred[z as usize] == 0 {
-                    self.enabled_at[z as usize] = self.clock;
-                    self.ready.insert((Reverse(self.clock), z));
-                }
+            let (ready, enabled_at) = (&mut self.ready, &mut self.enabled_at);
+            self.mem.place(v, |z| {
+                enabled_at[z as usize] = clock;
+                ready.insert((Reverse(clock), z));
             });
         }
     }
 
     /// Undoes `place(set)` (the last move).
     fn unplace(&mut self, set: &[u32]) {
-        let g = self.g;
-        let n_mem = self.n_mem;
         for &v in set.iter().rev() {
-            g.for_each_succ(v, |z| {
-                if self.npred[z as usize] == 0 {
-                    self.ready
-                        .remove(&(Reverse(self.enabled_at[z as usize]), z));
-                }
-                self.npred[z as usize] += 1;
+            let (ready, enabled_at) = (&mut self.ready, &self.enabled_at);
+            self.mem.unplace(v, |z| {
+                ready.remove(&(Reverse(enabled_at[z as usize]), z));
             });
-        }
-        for &v in set {
-            for e in g.mems(v) {
-                if self.pend[v as usize * n_mem + e.mem as usize] > 0 {
-                    self.held[e.mem as usize] -= u128::from(e.amount);
-                }
-            }
             self.out.pop();
-            self.placed[v as usize] = false;
             self.key ^= self.zobrist[v as usize];
             self.ready.insert((Reverse(self.enabled_at[v as usize]), v));
         }
         self.clock -= 1;
-        for (i, m, d) in self.hand_overs(set) {
-            if self.pend[i] == 0 && d > 0 {
-                self.held[m] += u128::from(d);
-            }
-            self.pend[i] += 1;
-        }
     }
 }
