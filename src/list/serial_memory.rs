@@ -281,3 +281,42 @@ impl<'g, 'a> SerialMemory<'g, 'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Node 1 (5 of memory 0) precedes node 2 of the same op. Where node
+    /// 2's entry for memory 0 is 0, it is no demand (problem.md §6): node
+    /// 1's hold ends at its end, so nothing is held once it is placed;
+    /// where it is 3, node 1 holds 5 until node 2 starts. `unplace` restores
+    /// each state exactly.
+    #[test]
+    fn a_zero_entry_extends_no_hold_and_unplace_reverses_place() {
+        for (second, held_after_first) in [(0, 0), (3, 5)] {
+            let text = format!(
+                "SetSocInfo([[0,1]],[[0,10]])\n\
+                 AddOpInfo(1,1,0,[[1,2]],[[1,0,1],[2,0,1]],[[1,0,5],[2,0,{second}]])\n\
+                 GetInferenceScheResult([],[[1,1,1]])\n"
+            );
+            let inst = crate::instance::parse_reader(text.as_bytes(), "f.txt").expect("parses");
+            let g = NodeGraph::new(&inst, vec![0]).expect("a graph");
+            let mut s = SerialMemory::new(&g);
+            assert!(s.fits_alone(0));
+            let mut enabled = Vec::new();
+            s.place(0, |z| enabled.push(z));
+            assert_eq!(enabled, vec![1]);
+            assert_eq!(s.held(), &[held_after_first][..], "second demand {second}");
+            assert!(s.fits_alone(1));
+            s.place(1, |_| {});
+            assert_eq!(s.held(), &[0][..]);
+            s.unplace(1, |_| {});
+            assert_eq!(s.held(), &[held_after_first][..]);
+            let mut disabled = Vec::new();
+            s.unplace(0, |z| disabled.push(z));
+            assert_eq!(disabled, vec![1]);
+            assert_eq!(s.held(), &[0][..]);
+            assert_eq!(s.pending(0, 0), u32::from(second > 0));
+        }
+    }
+}
