@@ -197,11 +197,11 @@ pub struct Pace {
 }
 
 /// See `Pace`.
-pub const PACE_MARGIN: f64 = 4.0;
+const PACE_MARGIN: f64 = 4.0;
 /// See `Pace`.
-pub const PACE_PATIENCE: f64 = 0.25;
+const PACE_PATIENCE: f64 = 0.25;
 /// See `Pace`.
-pub const PACE_AFTER: Duration = Duration::from_millis(100);
+const PACE_AFTER: Duration = Duration::from_millis(100);
 
 impl Pace {
     /// A pass over `n` items beginning now, to end by `deadline`.

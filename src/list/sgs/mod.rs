@@ -376,13 +376,11 @@ struct Pass<'m, 'g, 'a> {
     md: &'m Model<'g, 'a>,
     /// The pass's deadline (set by `execute`), looked at within long drains.
     deadline: Option<Deadline>,
-    /// A drain found the deadline passed (or the pass behind its pace): the
-    /// pass stops with `Stop::Deadline` (`Stop::Behind`).
-    out_of_time: bool,
+    /// A drain found the deadline passed or the pass behind its pace
+    /// (`time_stop`): the pass stops with it.
+    stopped: Option<Stop>,
     /// Unguarded passes: the pace at which they can still end in time.
     pace: Option<Pace>,
-    /// The pass stopped behind its pace.
-    behind: bool,
     key: &'m [u64],
     state: Vec<u8>,
     pred_left: Vec<u32>,
@@ -494,9 +492,8 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
         Pass {
             md,
             deadline: None,
-            out_of_time: false,
+            stopped: None,
             pace: None,
-            behind: false,
             key,
             state: vec![NOT_STARTED; n],
             // Counted per pass rather than stored: 4 bytes a node less while searching.
@@ -571,21 +568,14 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
         self.deadline = Some(deadline.clone());
         loop {
             events = events.wrapping_add(1);
-            if events.is_multiple_of(DEADLINE_EVERY) {
-                if deadline.expired() {
-                    return Err(Stop::Deadline);
-                }
-                if self.pace_behind() {
-                    return Err(Stop::Behind);
-                }
+            if events.is_multiple_of(DEADLINE_EVERY)
+                && let Some(stop) = self.time_stop()
+            {
+                return Err(stop);
             }
             self.start_phase(t);
-            if self.out_of_time {
-                return Err(if self.behind {
-                    Stop::Behind
-                } else {
-                    Stop::Deadline
-                });
+            if let Some(stop) = self.stopped.take() {
+                return Err(stop);
             }
             if self.overflow {
                 return Err(Stop::Overflow);
@@ -616,15 +606,21 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
         })
     }
 
-    /// Whether a paced pass cannot end in time (`stop::Pace`); noted in
-    /// `behind`.
-    fn pace_behind(&mut self) -> bool {
-        let behind = match (&self.pace, &self.deadline) {
-            (Some(p), Some(d)) => p.behind(self.n_started, d),
-            _ => false,
-        };
-        self.behind |= behind;
-        behind
+    /// `Stop::Deadline` once the deadline has passed, `Stop::Behind` once a
+    /// paced pass cannot end in time at its pace so far (`stop::Pace`).
+    fn time_stop(&self) -> Option<Stop> {
+        let d = self.deadline.as_ref()?;
+        if d.expired() {
+            Some(Stop::Deadline)
+        } else if self
+            .pace
+            .as_ref()
+            .is_some_and(|p| p.behind(self.n_started, d))
+        {
+            Some(Stop::Behind)
+        } else {
+            None
+        }
     }
 
     fn make_ready(&mut self, v: u32) {
@@ -758,7 +754,7 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
                 }
                 progress |= self.drain_heap(Some(c), t);
             }
-            if !progress || self.out_of_time {
+            if !progress || self.stopped.is_some() {
                 return;
             }
         }
@@ -845,11 +841,11 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
                     break;
                 }
                 self.budget -= 1;
-                if self.budget.is_multiple_of(TRIES_BETWEEN_LOOKS)
-                    && (self.deadline.as_ref().is_some_and(Deadline::expired) || self.pace_behind())
-                {
-                    self.out_of_time = true;
-                    break;
+                if self.budget.is_multiple_of(TRIES_BETWEEN_LOOKS) {
+                    self.stopped = self.time_stop();
+                    if self.stopped.is_some() {
+                        break;
+                    }
                 }
             } else {
                 self.tries_left[slot] = self.tries_left[slot].saturating_sub(1);
