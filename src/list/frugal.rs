@@ -296,8 +296,7 @@ const MAX_JUMPS: usize = 10_000;
 /// the latest node holding a type the best-ranked one lacks, which then
 /// waits until that one has started (models/list.md, "Backjumps"). `None`
 /// when `MAX_JUMPS` backjumps or `2n` starts undone do not get past the
-/// traps, no holder can be blamed, every ready node is held back (a cycle
-/// of waits), or `deadline` passes.
+/// traps, no holder can be blamed, or `deadline` passes.
 /// O(n log n + n * FIT_TRIES * (preds per node) * types) time for single
 /// starts, and per joint start tried O(MAX_JOINT * preds * types); O(n *
 /// types) memory.
@@ -339,12 +338,16 @@ pub fn fitted_order(g: &NodeGraph, rank: &[u32], deadline: &Deadline) -> Option<
                 continue;
             }
             skipped.push(e);
+            // The node a trap is blamed for: the best-ranked ready one, held
+            // back or not. For a held-back one the holder blamed is often
+            // none, which ends a ranking whose traps chain at once instead
+            // of after 2n starts undone (models/list.md, "Backjumps").
+            first.get_or_insert(v);
             // Held back by a backjump until the node it blocked has started.
             let w = wait_for[v as usize];
             if w != NONE && !f.is_placed(w) {
                 continue;
             }
-            first.get_or_insert(v);
             if f.fits_alone(v) {
                 // Placed now: its entry is not needed again.
                 skipped.pop();
@@ -368,13 +371,8 @@ pub fn fitted_order(g: &NodeGraph, rank: &[u32], deadline: &Deadline) -> Option<
             );
             // Backjump: undo the moves back to the latest holder of a type
             // the best-ranked ready node lacks, which then waits for it.
-            let Some(v0) = first else {
-                log::debug!(
-                    "fitted order: every ready node held back after {} of {n} nodes, {jumps} backjumps",
-                    out.len()
-                );
-                return None;
-            };
+            // (A ready node exists while nodes are unplaced.)
+            let v0 = first?;
             if jumps >= MAX_JUMPS || undone > 2 * n {
                 log::debug!(
                     "fitted order: gave up after {jumps} backjumps, {undone} starts undone"
