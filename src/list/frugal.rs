@@ -460,15 +460,7 @@ fn joint_start(f: &SerialMemory, v: u32, tried: &mut HashSet<Vec<u32>>) -> Optio
 /// to start alone.
 fn blame(f: &mut SerialMemory, v: u32, out: &[u32]) -> Option<u32> {
     let g = f.graph();
-    let lacks: Vec<usize> = {
-        let freed = f.release_of(v).to_vec();
-        g.mems(v)
-            .iter()
-            .map(|d| (d.mem as usize, u128::from(d.amount)))
-            .filter(|&(m, d)| f.held()[m] - freed[m] + d > f.caps()[m])
-            .map(|(m, _)| m)
-            .collect()
-    };
+    let lacks = f.lacks(v);
     let mut preds = Vec::new();
     g.for_each_pred(v, |u| preds.push(u));
     out.iter().rev().copied().find(|&u| {

@@ -52,7 +52,17 @@ impl<'g, 'a> SerialMemory<'g, 'a> {
     pub(super) fn new(g: &'g NodeGraph<'a>) -> Self {
         let n = g.n_nodes();
         let n_mem = g.inst.platform.mems.len();
-        let mut s = SerialMemory {
+        let mut pending = vec![0; n * n_mem];
+        let mut npred = vec![0; n];
+        for v in 0..n as u32 {
+            g.for_each_succ(v, |z| {
+                npred[z as usize] += 1;
+                for e in g.mems(z) {
+                    pending[v as usize * n_mem + e.mem as usize] += 1;
+                }
+            });
+        }
+        SerialMemory {
             g,
             n_mem,
             caps: g.inst.platform.mem_sizes(),
@@ -63,32 +73,12 @@ impl<'g, 'a> SerialMemory<'g, 'a> {
                 .iter()
                 .map(|c| u64::from(c.count))
                 .collect(),
-            pending: vec![0; n * n_mem],
-            npred: vec![0; n],
+            pending,
+            npred,
             placed: vec![false; n],
             held: vec![0; n_mem],
             freed: vec![0; n_mem],
-        };
-        s.reset();
-        s
-    }
-
-    /// Back to the empty list.
-    pub(super) fn reset(&mut self) {
-        let g = self.g;
-        let n_mem = self.n_mem;
-        self.pending.fill(0);
-        self.npred.fill(0);
-        for v in 0..g.n_nodes() as u32 {
-            g.for_each_succ(v, |z| {
-                self.npred[z as usize] += 1;
-                for e in g.mems(z) {
-                    self.pending[v as usize * n_mem + e.mem as usize] += 1;
-                }
-            });
         }
-        self.placed.fill(false);
-        self.held.fill(0);
     }
 
     pub(super) fn graph(&self) -> &'g NodeGraph<'a> {
@@ -128,7 +118,7 @@ impl<'g, 'a> SerialMemory<'g, 'a> {
 
     /// What starting `v` releases, per type: the demand of each predecessor
     /// for which `v` is the last unplaced successor demanding that type.
-    pub(super) fn release_of(&mut self, v: u32) -> &[u128] {
+    fn release_of(&mut self, v: u32) -> &[u128] {
         let g = self.g;
         let n_mem = self.n_mem;
         self.freed.fill(0);
@@ -147,10 +137,24 @@ impl<'g, 'a> SerialMemory<'g, 'a> {
     /// those its start releases.
     pub(super) fn fits_alone(&mut self, v: u32) -> bool {
         self.release_of(v);
-        self.g.mems(v).iter().all(|d| {
-            let m = d.mem as usize;
-            self.held[m] - self.freed[m] + u128::from(d.amount) <= self.caps[m]
-        })
+        self.g.mems(v).iter().all(|d| self.fits_after_release(d))
+    }
+
+    /// The types `v` (ready) lacks room of to start alone now.
+    pub(super) fn lacks(&mut self, v: u32) -> Vec<usize> {
+        self.release_of(v);
+        self.g
+            .mems(v)
+            .iter()
+            .filter(|d| !self.fits_after_release(d))
+            .map(|d| d.mem as usize)
+            .collect()
+    }
+
+    /// Whether demand `d` fits beside the holds open less `freed`.
+    fn fits_after_release(&self, d: &crate::instance::MemDemand) -> bool {
+        let m = d.mem as usize;
+        self.held[m] - self.freed[m] + u128::from(d.amount) <= self.caps[m]
     }
 
     /// The holders' cells a joint start of `set` (ready nodes) counts

@@ -69,7 +69,6 @@ pub fn searched_order(
     let mut rng = SplitMix64::new(seed);
     let mut spent = 0u64;
     let mut run = 0u64;
-    s.reset();
     while spent < max_steps && !deadline.expired() {
         let noise = if run == 0 { 0.0 } else { NOISE };
         let budget = (BASE * crate::rng::luby(run + 1)).min(max_steps - spent);
@@ -107,7 +106,6 @@ pub fn exhaustive(g: &NodeGraph, floors: bool, deadline: &Deadline) -> Option<Ve
         scan: usize::MAX,
         floors,
     };
-    s.reset();
     s.run(u64::MAX, 0.0, &mut SplitMix64::new(0), deadline).ok()
 }
 
@@ -152,13 +150,19 @@ struct Cand {
 }
 
 impl<'g, 'a> State<'g, 'a> {
+    /// The empty list's state.
     fn new(g: &'g NodeGraph<'a>, seed: u64) -> Self {
         let n = g.n_nodes();
         let mut rng = SplitMix64::new(seed ^ 0x005e_71a1);
+        let mem = SerialMemory::new(g);
+        let ready = (0..n as u32)
+            .filter(|&v| mem.npred(v) == 0)
+            .map(|v| (Reverse(0), v))
+            .collect();
         State {
             g,
-            mem: SerialMemory::new(g),
-            ready: BTreeSet::new(),
+            mem,
+            ready,
             enabled_at: vec![0; n],
             clock: 0,
             out: Vec::with_capacity(n),
@@ -175,26 +179,6 @@ impl<'g, 'a> State<'g, 'a> {
                 floors: true,
             },
         }
-    }
-
-    /// The empty list.
-    fn reset(&mut self) {
-        let g = self.g;
-        self.mem.reset();
-        self.ready.clear();
-        self.clock = 0;
-        for v in 0..g.n_nodes() as u32 {
-            if self.mem.npred(v) == 0 {
-                self.enabled_at[v as usize] = 0;
-                self.ready.insert((Reverse(0), v));
-            }
-        }
-        self.out.clear();
-        self.key = 0;
-        self.steps = 0;
-        self.applied.clear();
-        self.stack.clear();
-        self.floor = 0;
     }
 
     /// Depth-first search with at most `budget` steps from the last state
