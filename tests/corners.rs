@@ -14,7 +14,7 @@
 //!
 //! `TMIN_CORNER_CASES=N` runs N cases per test instead of the default (a
 //! larger sweep: `TMIN_CORNER_CASES=20000 cargo test --release --test
-//! corners`).
+//! suite corners::`).
 
 use crate::common;
 use common::Rng;

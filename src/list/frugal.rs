@@ -433,19 +433,9 @@ fn joint_start(f: &SerialMemory, v: u32, tried: &mut HashSet<Vec<u32>>) -> Optio
     holders.dedup();
     let mut group = Vec::new();
     for (u, m) in holders {
-        group.clear();
-        let mut whole = true;
-        g.for_each_succ(u, |z| {
-            if !f.is_placed(z) && g.mems(z).iter().any(|e| e.mem == m) {
-                whole &= f.npred(z) == 0;
-                group.push(z);
-            }
-        });
-        if !whole {
+        if !f.release_group(u, m, &mut group) {
             continue;
         }
-        group.sort_unstable();
-        group.dedup();
         if !tried.insert(group.clone()) {
             continue;
         }

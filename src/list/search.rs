@@ -1637,7 +1637,8 @@ mod tests {
     /// fixed (tests/serial_search.rs): no op-contiguous list completes an
     /// insertion pass, and the insertion search then descends over node
     /// lists: its schedule passes the validator and is shorter than the
-    /// insertion pass of the best schedule's start order it starts from.
+    /// insertion pass of the best schedule's start order, ties together
+    /// (`pass_of_starts`), that it starts from.
     #[test]
     fn the_node_descent_shortens_where_no_op_list_completes() {
         let (inst, choice) = tight_sat_tilings();
@@ -1650,7 +1651,7 @@ mod tests {
         let horizon = fitting_horizon(&g, &ins);
         let start_ms = ends(
             &g,
-            &ins.pass(&list, horizon, &long)
+            &ins.pass_of_starts(&list, horizon, &long)
                 .expect("the start order completes"),
         );
         s.insertion_search(
@@ -1756,25 +1757,26 @@ mod tests {
     /// An insertion pass whose nodes wait looks at the deadline while it
     /// retries them, not only every `DEADLINE_EVERY` nodes of the list: the
     /// retries after each placement can cost far more than the list (up
-    /// to `MAX_WAITING` nodes after every placement). The start order
-    /// of a schedule with equal starts makes nodes wait; the list is
-    /// shorter than `DEADLINE_EVERY`, so only the retries' look ends it.
+    /// to `MAX_WAITING` nodes after every placement). Node 1 holds all of
+    /// memory 0 until its successor 2 starts; node 3, listed before 2,
+    /// cannot start while that hold is open, so it waits and is retried
+    /// after 2 is placed. The list is shorter than `DEADLINE_EVERY`, so
+    /// only the retries' look ends the pass.
     #[test]
     fn an_insertion_pass_with_waiting_nodes_stops_at_its_deadline() {
-        let (inst, choice) = tight_sat_tilings();
-        let g = NodeGraph::new(&inst, choice).expect("a graph");
-        let long = Deadline::after(std::time::Duration::from_secs(600));
-        let s = scheduled(&g, &long);
+        let text = "SetSocInfo([[0,2]],[[0,10]])\n\
+             AddOpInfo(1,1,0,[[1,2]],[[1,0,2],[2,0,2],[3,0,2]],[[1,0,10],[2,0,1],[3,0,5]])\n\
+             GetInferenceScheResult([],[[1,1,1]])\n";
+        let inst = crate::instance::parse_reader(text.as_bytes(), "f.txt").expect("parses");
+        let g = NodeGraph::new(&inst, vec![0]).expect("a graph");
         let ins = super::super::insertion::Insertion::new(&g, 1).expect("fits");
-        let list = best_start_order(&s);
-        assert!(
-            list.len() < super::super::profile::DEADLINE_EVERY,
-            "the list alone never looks"
-        );
-        let horizon = fitting_horizon(&g, &ins);
-        assert!(ins.pass(&list, horizon, &long).is_some(), "it completes");
+        let list = [0, 2, 1];
+        assert!(list.len() < super::super::profile::DEADLINE_EVERY);
+        let long = Deadline::after(std::time::Duration::from_secs(600));
+        let st = ins.pass(&list, 100, &long).expect("it completes");
+        assert_eq!(st, vec![0, 2, 2], "3 waits for 2, which releases 1");
         let past = Deadline::after(std::time::Duration::ZERO);
-        assert!(ins.pass(&list, horizon, &past).is_none(), "it stops");
+        assert!(ins.pass(&list, 100, &past).is_none(), "it stops");
     }
 
     /// Two cores and `n` independent nodes of duration 1 (one op, one

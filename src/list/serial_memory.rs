@@ -157,6 +157,32 @@ impl<'g, 'a> SerialMemory<'g, 'a> {
         self.held[m] - self.freed[m] + u128::from(d.amount) <= self.caps[m]
     }
 
+    /// The joint start that releases `u`'s hold of type `m` at once: every
+    /// unplaced successor of `u` demanding `m`, sorted, into `group`;
+    /// false where one of them is not ready. The fitted orders
+    /// (`frugal::joint_start`) and the searched ones (`serial_search`)
+    /// both try these groups, so the exhaustive search decides a list
+    /// wherever a fitted order finds one.
+    pub(super) fn release_group(
+        &self,
+        u: u32,
+        m: crate::instance::TypeIdx,
+        group: &mut Vec<u32>,
+    ) -> bool {
+        let g = self.g;
+        group.clear();
+        let mut whole = true;
+        g.for_each_succ(u, |z| {
+            if !self.placed[z as usize] && g.mems(z).iter().any(|e| e.mem == m) {
+                whole &= self.npred[z as usize] == 0;
+                group.push(z);
+            }
+        });
+        group.sort_unstable();
+        group.dedup();
+        whole
+    }
+
     /// The holders' cells a joint start of `set` (ready nodes) counts
     /// down (those of predecessors demanding the type: the others hold
     /// nothing), each with how many of its pending successors `set` holds.

@@ -10,16 +10,18 @@
 //!
 //! This search builds the list one *move* at a time: one ready node, or the
 //! joint start of every unplaced successor of a holder (when all are ready),
-//! which releases the holder at once; a move is legal when, serially, its
-//! nodes fit beside the holds still open (after the holds it releases) and
-//! the cores of each type suffice for it. Moves that release at least what
-//! they keep (the holds they open, less the share of each holder's release
-//! they bring: a holder of `d` with `p` pending successors credits `d / p`
-//! to each) come first, then the most recently enabled (depth first: an op
-//! started is finished before the next opens). On a dead end (no legal move)
-//! it backtracks; states whose every move failed are remembered by a
-//! Zobrist key of the placed set (the holds are a function of it), and runs
-//! restart with Luby budgets and noise in the depth-first order.
+//! which releases the holder at once, or of those demanding one type (the
+//! fitted orders' joint starts, which release that type's hold); a move is
+//! legal when, serially, its nodes fit beside the holds still open (after
+//! the holds it releases) and the cores of each type suffice for it. Moves
+//! that release at least what they keep (the holds they open, less the
+//! share of each holder's release they bring: a holder of `d` with `p`
+//! pending successors credits `d / p` to each) come first, then the most
+//! recently enabled (depth first: an op started is finished before the next
+//! opens). On a dead end (no legal move) it backtracks; states whose every
+//! move failed are remembered by a Zobrist key of the placed set (the holds
+//! are a function of it), and runs restart with Luby budgets and noise in
+//! the depth-first order.
 //!
 //! The state (`serial_memory::SerialMemory`, which the fitted orders of
 //! `frugal.rs` build on too) is exactly the serial schedule's (problem.md
@@ -253,6 +255,9 @@ impl<'g, 'a> State<'g, 'a> {
             .map(|&(_, v)| v)
             .collect();
         let mut seen: HashSet<u32> = HashSet::new();
+        // Groups judged this step (a group may come from several holders).
+        let mut judged: HashSet<Vec<u32>> = HashSet::new();
+        let mut seen_types: HashSet<(u32, crate::instance::TypeIdx)> = HashSet::new();
         for &v in &scanned {
             if let Some(key) = self.judge(&[v], noise, rng) {
                 c.push(Cand {
@@ -260,26 +265,44 @@ impl<'g, 'a> State<'g, 'a> {
                     nodes: vec![v],
                 });
             }
-            let mut holders = Vec::new();
-            g.for_each_pred(v, |u| holders.push(u));
-            for u in holders {
-                if !seen.insert(u) {
-                    continue;
-                }
-                let mut group = Vec::new();
-                let mut whole = true;
-                g.for_each_succ(u, |w| {
-                    if !self.mem.is_placed(w) {
-                        whole &= self.mem.npred(w) == 0;
-                        group.push(w);
+            // Joint starts that release a holder `u` of `v` at once, each
+            // when all its nodes are ready: every unplaced successor of `u`
+            // (formed once per holder), and per type `v` demands, those
+            // demanding it (`SerialMemory::release_group`, the fitted
+            // orders' joint starts: formed also where a successor that
+            // does not demand the type is not ready yet).
+            let mut groups: Vec<Vec<u32>> = Vec::new();
+            g.for_each_pred(v, |u| {
+                if seen.insert(u) {
+                    let mut group = Vec::new();
+                    let mut whole = true;
+                    g.for_each_succ(u, |w| {
+                        if !self.mem.is_placed(w) {
+                            whole &= self.mem.npred(w) == 0;
+                            group.push(w);
+                        }
+                    });
+                    if whole && (2..=MAX_GROUP).contains(&group.len()) {
+                        group.sort_unstable();
+                        group.dedup();
+                        groups.push(group);
                     }
-                });
-                if !whole || group.len() < 2 || group.len() > MAX_GROUP {
-                    continue;
                 }
-                group.sort_unstable();
-                group.dedup();
-                if let Some(key) = self.judge(&group, noise, rng) {
+                for e in g.mems(v) {
+                    let p = self.mem.pending(u, e.mem as usize) as usize;
+                    let mut group = Vec::new();
+                    if (2..=MAX_GROUP).contains(&p)
+                        && seen_types.insert((u, e.mem))
+                        && self.mem.release_group(u, e.mem, &mut group)
+                    {
+                        groups.push(group);
+                    }
+                }
+            });
+            for group in groups {
+                if judged.insert(group.clone())
+                    && let Some(key) = self.judge(&group, noise, rng)
+                {
                     c.push(Cand { key, nodes: group });
                 }
             }
@@ -357,5 +380,41 @@ impl<'g, 'a> State<'g, 'a> {
             self.ready.insert((Reverse(self.enabled_at[v as usize]), v));
         }
         self.clock -= 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Node 1 holds all of memory 0 (4) until its successors demanding it,
+    /// 2 (2) and 3 (1), start; its third successor 4 demands only memory
+    /// 1 and waits for 2 as well. Neither 2 nor 3 fits alone beside the
+    /// hold and the group of all of 1's successors is never ready at once,
+    /// so the only list starts 2 and 3 together (releasing node 1's hold:
+    /// 3 of 4), as a fitted order does; the exhaustive search, the searched
+    /// order and the scheme's serial pass agree.
+    #[test]
+    fn a_hold_released_by_the_successors_of_its_type_alone_is_a_move() {
+        let text = "SetSocInfo([[0,2]],[[0,4],[1,10]])\n\
+             AddOpInfo(1,1,0,[[1,2],[1,3],[1,4],[2,4]],\
+             [[1,0,1],[2,0,1],[3,0,1],[4,0,1]],[[1,0,4],[2,0,2],[3,0,1],[4,1,1]])\n\
+             GetInferenceScheResult([],[[1,1,1]])\n";
+        let inst = crate::instance::parse_reader(text.as_bytes(), "f.txt").expect("parses");
+        let g = NodeGraph::new(&inst, vec![0]).expect("a graph");
+        let far = Deadline::after(std::time::Duration::from_secs(60));
+        let input: Vec<u32> = (0..4).collect();
+        let lists = [
+            super::super::frugal::fitted_order(&g, &input, &far).expect("fitted"),
+            exhaustive(&g, false, &far).expect("exhaustive"),
+            exhaustive(&g, true, &far).expect("exhaustive with floors"),
+            searched_order(&g, &far, 1000, 1).expect("searched"),
+        ];
+        let model = super::super::sgs::Model::new(&g);
+        for list in lists {
+            let (_, s) = super::super::sgs::Guide::new(&model, &list, &far).expect("a guide");
+            assert!(crate::schedule::check(&g, &s, 5).is_empty());
+            assert_eq!(s.start[1], s.start[2], "the two start together");
+        }
     }
 }
