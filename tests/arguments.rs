@@ -92,17 +92,18 @@ fn compact(g: &NodeGraph, s: &Schedule) -> Schedule {
 /// `s` with a gap of `k` inserted at `cut`, an instant no run crosses:
 /// every start at or after it moves `k` later (legal: the holds that end
 /// at a start after the cut last longer, over a stretch where the others
-/// are as they were just before the cut, or fewer).
-fn with_gap(s: &Schedule, cut: u64, k: u64) -> Schedule {
-    Schedule {
+/// are as they were just before the cut, or fewer); `None` where a start
+/// would pass 2^64 - 1 (starts near the limit leave no room for a gap).
+fn with_gap(s: &Schedule, cut: u64, k: u64) -> Option<Schedule> {
+    Some(Schedule {
         choice: s.choice.clone(),
         start: s
             .start
             .iter()
-            .map(|&x| if x >= cut { x + k } else { x })
-            .collect(),
+            .map(|&x| if x >= cut { x.checked_add(k) } else { Some(x) })
+            .collect::<Option<_>>()?,
         core: s.core.clone(),
-    }
+    })
 }
 
 /// The instants no run crosses (`s < t < end` for no node): gaps go there.
@@ -143,7 +144,9 @@ fn compaction_keeps_schedules_legal_within_the_sum_of_durations() {
             continue; // no node at all: every op empty
         }
         let cut = cs[rng.index(cs.len())];
-        let gapped = with_gap(&s, cut, (1 + rng.below(3)) * c.time_unit.min(1 << 40));
+        let Some(gapped) = with_gap(&s, cut, (1 + rng.below(3)) * c.time_unit.min(1 << 40)) else {
+            continue;
+        };
         let what = format!("seed {seed}\n{}", c.text());
         assert_legal(&g, &gapped, &format!("gap at {cut}, {what}"));
         compacted_within(&inst, &g, &gapped, &what);
