@@ -594,6 +594,44 @@ fn time_limit_zero_returns_promptly_with_a_documented_code() {
     assert_eq!(code, 0, "{out} {err}");
 }
 
+/// With no time left for the engines (at 10^7 nodes the output reserve
+/// takes a 1-s or 5-s limit whole), no engine starts on a large instance:
+/// above 10^5 nodes the exact engines' incumbent step gets no time beyond
+/// the limit (its first schedule was given a few milliseconds, and built a
+/// node graph, about a second at 10^7 nodes), and the greedy pass and the
+/// MILP do not start. Each returns without a schedule, the MILP saying it
+/// did not run; how long each takes is measured by scripts/bench-scale
+/// (results/scale.md). Small graphs still get their first schedule:
+/// `time_limit_zero_returns_promptly_with_a_documented_code`.
+#[test]
+fn no_engine_builds_a_large_graph_with_no_time_left() {
+    let path = gen_scratch(
+        "gen-110k-nodes.txt",
+        "--ops 1100 --nodes 100-100 --tightness 0 --seed 5",
+    );
+    let inst = tmin::instance::parse_file(&path).unwrap();
+    assert!(inst.max_nodes() > 100_000);
+    let opts = tmin::solve::SolveOptions {
+        time_limit: Duration::ZERO,
+        ..Default::default()
+    };
+    for name in ["list", "greedy", "sat", "milp", "bnb", "auto"] {
+        let choice = tmin::registry::EngineChoice::builtin(name).unwrap();
+        let r = tmin::registry::run(&inst, &choice, &opts);
+        assert!(r.schedule.is_none(), "{name}: {:?}", r.notes);
+        assert_eq!(r.status, tmin::solve::Status::Unknown, "{name}");
+        if name == "milp" {
+            assert!(
+                r.notes
+                    .iter()
+                    .any(|n| n.text.contains("the MILP did not run")),
+                "{:?}",
+                r.notes
+            );
+        }
+    }
+}
+
 /// The tiling-choice relaxation's HiGHS run is abandoned at its deadline:
 /// on 20,000 ops with one core of each type, HiGHS's presolve does not
 /// look at the clock for seconds (results/shapes-engines.md). `tmin bound`

@@ -131,6 +131,12 @@ pub fn search(
         return inc;
     }
     let mut inc = inc;
+    if deadline.expired() {
+        // Counting and building the tiling combinations looks at no clock
+        // (over a second at 10^5 ops): with no time left, the incumbent.
+        inc.note("milp: no time left after the incumbent step (the MILP did not run)");
+        return inc;
+    }
     let mut e = Engine::new(inst, opts, mopts, true);
     e.deadline = deadline.clone();
     e.bounds = bounds.clone();

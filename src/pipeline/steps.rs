@@ -14,14 +14,26 @@ use crate::local::Effort;
 use crate::sat::choices::{NaturalVerdict, Pass, Proven};
 use crate::solve::{NoteKind, SolveResult, Status};
 
+/// Graphs up to this many nodes get their incumbent step's first schedule
+/// even where no time is left (a node graph and a pass of 10^5 nodes take
+/// milliseconds).
+const UNCAPPED_FIRST_NODES: u64 = 100_000;
+
 /// The incumbent step, written once: list scheduling on the share of the time
 /// the engine asks for. An op without a usable tiling settles the instance
 /// (infeasible); a schedule that meets the lower bound settles it too.
 pub fn incumbent(ctx: &Context, share: IncumbentShare) -> SolveResult {
     let limit = ctx.deadline.remaining().as_secs_f64();
-    // Not capped by the limit: even a zero limit gets the few milliseconds
-    // of a first schedule (the output reserve covers them).
+    // Not capped by the limit up to `UNCAPPED_FIRST_NODES` nodes: even a
+    // zero limit gets the few milliseconds of a first schedule there (the
+    // output reserve covers them). Above, a node graph alone takes longer
+    // (about a second at 10^7 nodes), and the limit caps the step.
     let secs = (share.seconds)(limit, ctx.inst.max_nodes()).max(0.0);
+    let secs = if ctx.inst.max_nodes() <= UNCAPPED_FIRST_NODES {
+        secs
+    } else {
+        secs.min(limit)
+    };
     let t = Instant::now();
     let list = ListEngine {
         options: ListOptions {
