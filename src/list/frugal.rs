@@ -433,7 +433,7 @@ fn joint_start(f: &SerialMemory, v: u32, tried: &mut HashSet<Vec<u32>>) -> Optio
     holders.dedup();
     let mut group = Vec::new();
     for (u, m) in holders {
-        if !f.release_group(u, m, &mut group) {
+        if !f.release_group(u, Some(m), &mut group) {
             continue;
         }
         if !tried.insert(group.clone()) {

@@ -157,23 +157,24 @@ impl<'g, 'a> SerialMemory<'g, 'a> {
         self.held[m] - self.freed[m] + u128::from(d.amount) <= self.caps[m]
     }
 
-    /// The joint start that releases `u`'s hold of type `m` at once: every
-    /// unplaced successor of `u` demanding `m`, sorted, into `group`;
-    /// false where one of them is not ready. The fitted orders
-    /// (`frugal::joint_start`) and the searched ones (`serial_search`)
-    /// both try these groups, so the exhaustive search decides a list
+    /// The joint start that releases `u`'s hold of type `m` at once (`of`
+    /// = `Some(m)`: every unplaced successor of `u` demanding `m`), or all
+    /// of `u`'s holds (`None`: every unplaced successor), sorted, into
+    /// `group`; false where one of them is not ready. The fitted orders
+    /// (`frugal::joint_start`) try the first, the searched ones
+    /// (`serial_search`) both, so the exhaustive search decides a list
     /// wherever a fitted order finds one.
     pub(super) fn release_group(
         &self,
         u: u32,
-        m: crate::instance::TypeIdx,
+        of: Option<crate::instance::TypeIdx>,
         group: &mut Vec<u32>,
     ) -> bool {
         let g = self.g;
         group.clear();
         let mut whole = true;
         g.for_each_succ(u, |z| {
-            if !self.placed[z as usize] && g.mems(z).iter().any(|e| e.mem == m) {
+            if !self.placed[z as usize] && of.is_none_or(|m| g.mems(z).iter().any(|e| e.mem == m)) {
                 whole &= self.npred[z as usize] == 0;
                 group.push(z);
             }

@@ -266,34 +266,26 @@ impl<'g, 'a> State<'g, 'a> {
                 });
             }
             // Joint starts that release a holder `u` of `v` at once, each
-            // when all its nodes are ready: every unplaced successor of `u`
-            // (formed once per holder), and per type `v` demands, those
-            // demanding it (`SerialMemory::release_group`, the fitted
-            // orders' joint starts: formed also where a successor that
-            // does not demand the type is not ready yet).
+            // when all its nodes are ready (`SerialMemory::release_group`):
+            // every unplaced successor of `u` (formed once per holder), and
+            // per type `v` demands, those demanding it (the fitted orders'
+            // joint starts: formed also where a successor that does not
+            // demand the type is not ready yet).
             let mut groups: Vec<Vec<u32>> = Vec::new();
             g.for_each_pred(v, |u| {
-                if seen.insert(u) {
-                    let mut group = Vec::new();
-                    let mut whole = true;
-                    g.for_each_succ(u, |w| {
-                        if !self.mem.is_placed(w) {
-                            whole &= self.mem.npred(w) == 0;
-                            group.push(w);
-                        }
-                    });
-                    if whole && (2..=MAX_GROUP).contains(&group.len()) {
-                        group.sort_unstable();
-                        group.dedup();
-                        groups.push(group);
-                    }
+                let mut group = Vec::new();
+                if seen.insert(u)
+                    && self.mem.release_group(u, None, &mut group)
+                    && (2..=MAX_GROUP).contains(&group.len())
+                {
+                    groups.push(group);
                 }
                 for e in g.mems(v) {
                     let p = self.mem.pending(u, e.mem as usize) as usize;
                     let mut group = Vec::new();
                     if (2..=MAX_GROUP).contains(&p)
                         && seen_types.insert((u, e.mem))
-                        && self.mem.release_group(u, e.mem, &mut group)
+                        && self.mem.release_group(u, Some(e.mem), &mut group)
                     {
                         groups.push(group);
                     }
