@@ -1,6 +1,7 @@
 //! Time per node of the insertion passes (`list::insertion`), the inner
-//! loop of list scheduling's search on memory-tight instances: the same
-//! passes over the same list again and again, so two builds compare on
+//! loop of list scheduling's search on memory-tight instances, and of the
+//! right shift (`list::justify`) that forward-backward runs after each: the
+//! same passes over the same list again and again, so two builds compare on
 //! identical work (the search itself runs by the clock, and two runs of it
 //! do different work).
 //!
@@ -22,6 +23,7 @@ use std::time::{Duration, Instant};
 use tmin::generate::{GenConfig, generate};
 use tmin::graph::NodeGraph;
 use tmin::list::insertion::Insertion;
+use tmin::list::justify::right_shift;
 use tmin::list::sgs::activity_list;
 use tmin::stop::Deadline;
 
@@ -87,6 +89,13 @@ fn bench_one(ops: u32, secs: f64) {
     row("pass_of_starts", &|| {
         ins.pass_of_starts(&list, horizon, &forever)
     });
+    // Forward-backward's other half: the right shift of the pass's schedule.
+    if let Some(starts) = ins.pass(&list, horizon, &forever) {
+        let schedule = ins.schedule(starts);
+        row("right_shift", &|| {
+            right_shift(&g, &schedule.start, &forever)
+        });
+    }
 }
 
 /// FNV-1a over the starts' bytes.
