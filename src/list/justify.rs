@@ -138,15 +138,13 @@ impl<'g, 'a> Shift<'g, 'a> {
             succ_start: vec![0; slot_mem.len()],
             slot,
             slot_mem,
-            core: (0..n_core).map(|_| MaxTree::new(leaves)).collect(),
-            mem: (0..n_mem).map(|_| MaxTree::new(leaves)).collect(),
+            core: Vec::new(),
+            mem: Vec::new(),
             ext: Vec::new(),
             steps: 0,
         };
         sh.succ_start = sh.successors_starts();
-        for v in 0..n as u32 {
-            sh.profile_add(v, 1);
-        }
+        sh.build_profiles(leaves);
         Some(sh)
     }
 
@@ -169,7 +167,7 @@ impl<'g, 'a> Shift<'g, 'a> {
     /// Per slot, the latest start of a same-type successor (sinks through
     /// their successor ops' sources, counted once per op and type).
     fn successors_starts(&self) -> Vec<u64> {
-        let (g, n_mem) = (self.g, self.mem.len());
+        let (g, n_mem) = (self.g, self.caps.len());
         let mut src_latest = vec![0u64; g.n_ops() * n_mem];
         for op in 0..g.n_ops() as u32 {
             for w in g.sources(op) {
@@ -198,6 +196,38 @@ impl<'g, 'a> Shift<'g, 'a> {
             }
         }
         out
+    }
+
+    /// The profiles of every node's run and holds (what `profile_add` of
+    /// each node would leave): per profile, the changes at each instant,
+    /// summed into the cells and built bottom-up (`MaxTree::from_cells`),
+    /// in time linear in the nodes and the cells.
+    fn build_profiles(&mut self, leaves: usize) {
+        let g = self.g;
+        let mut core = vec![vec![0i64; leaves + 1]; self.cores.len()];
+        let mut mem = vec![vec![0i64; leaves + 1]; self.caps.len()];
+        for v in 0..g.n_nodes() as u32 {
+            let (sv, d) = (self.s[v as usize] as usize, self.dur(v) as usize);
+            if d > 0 {
+                let c = &mut core[usize::from(g.core[v as usize])];
+                c[sv] += 1;
+                c[sv + d] -= 1;
+            }
+            for k in self.slots(v) {
+                let (m, a) = self.slot_mem[k];
+                let e = self.hold_end(v, k) as usize;
+                mem[m][sv] += a;
+                mem[m][e] -= a;
+            }
+        }
+        let tree = |mut steps: Vec<i64>| {
+            for i in 1..steps.len() {
+                steps[i] += steps[i - 1];
+            }
+            MaxTree::from_cells(&steps[..leaves])
+        };
+        self.core = core.into_iter().map(tree).collect();
+        self.mem = mem.into_iter().map(tree).collect();
     }
 
     /// Adds (`sign` 1) or takes off (-1) `v`'s run and holds.

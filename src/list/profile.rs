@@ -112,6 +112,25 @@ impl MaxTree {
         }
     }
 
+    /// A tree over `cells.len()` cells holding `cells` (0 past them): the
+    /// state `new` and a range add of each cell's value on that cell reach
+    /// (every leaf's maximum and add its value, an inner node's maximum
+    /// the larger child's and its add 0), built bottom-up in time linear
+    /// in the cells where the adds of a whole profile would each walk two
+    /// paths to the root.
+    pub(super) fn from_cells(cells: &[i64]) -> Self {
+        let mut t = MaxTree::new(cells.len());
+        let n = t.n;
+        for (i, &c) in cells.iter().enumerate() {
+            t.mx[n + i] = c;
+            t.add[n + i] = c;
+        }
+        for i in (1..n).rev() {
+            t.mx[i] = t.mx[2 * i].max(t.mx[2 * i + 1]);
+        }
+        t
+    }
+
     /// Whether the tree keeps the runs `first_fit` needs (`with_fit`).
     pub(super) fn fits(&self) -> bool {
         self.runs.is_some()
@@ -526,14 +545,28 @@ mod tests {
 
     /// Both searches of the tree against a plain array under random range
     /// adds and adds to the end: the first and the last index above each
-    /// threshold in each range.
+    /// threshold in each range. Half the trees start from random cells
+    /// (`from_cells`) rather than zeros.
     #[test]
     fn the_tree_finds_the_first_and_last_index_above_a_threshold() {
         let mut rng = crate::rng::SplitMix64::new(7);
-        for n in [1usize, 2, 3, 5, 16, 37, 100] {
-            let mut t = MaxTree::new(n);
+        for (n, filled) in [1usize, 2, 3, 5, 16, 37, 100]
+            .into_iter()
+            .flat_map(|n| [(n, false), (n, true)])
+        {
             let mut a = vec![0i64; n];
+            if filled {
+                a.iter_mut().for_each(|v| *v = rng.below_mod(9) as i64 - 4);
+            }
+            let mut t = MaxTree::from_cells(&a);
             for _ in 0..1000 {
+                // The queries first: the tree as built is checked too.
+                let (x, y) = (rng.below_mod(n + 1), rng.below_mod(n + 1));
+                let (l, r) = (x.min(y), x.max(y));
+                let thr = rng.below_mod(9) as i64 - 4;
+                let above = |i: &usize| a[*i] > thr;
+                assert_eq!(t.first_above(l, r, thr), (l..r).find(above));
+                assert_eq!(t.last_above(l, r, thr), (l..r).rev().find(above));
                 let (x, y) = (rng.below_mod(n + 1), rng.below_mod(n + 1));
                 let (l, r) = (x.min(y), x.max(y));
                 let d = rng.below_mod(9) as i64 - 4;
@@ -545,12 +578,6 @@ mod tests {
                     t.range_add(l, r, d);
                     a[l..r].iter_mut().for_each(|v| *v += d);
                 }
-                let (x, y) = (rng.below_mod(n + 1), rng.below_mod(n + 1));
-                let (l, r) = (x.min(y), x.max(y));
-                let thr = rng.below_mod(9) as i64 - 4;
-                let above = |i: &usize| a[*i] > thr;
-                assert_eq!(t.first_above(l, r, thr), (l..r).find(above));
-                assert_eq!(t.last_above(l, r, thr), (l..r).rev().find(above));
             }
         }
     }
