@@ -239,18 +239,7 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
         let cap = mt.cap as f64;
         let mut aggs = Vec::with_capacity(mt.aggs.len());
         for (ai, ag) in mt.aggs.iter().enumerate() {
-            let lo = ag
-                .sources
-                .iter()
-                .map(|&y| ctx.es[y as usize])
-                .max()
-                .unwrap_or(0);
-            let hi = ag
-                .sources
-                .iter()
-                .map(|&y| ctx.ls[y as usize])
-                .max()
-                .unwrap_or(0);
+            let (lo, hi) = ctx.agg_window(ag);
             let name = format!("L{mem_id}_{}_{ai}", net.g.inst.graph.ops[ag.op as usize].id);
             aggs.push(self.milp.col(lo as f64, hi as f64, false, || name));
         }

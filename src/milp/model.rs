@@ -2,7 +2,7 @@
 //! from a schedule, and turning scaled start times into a `Schedule`.
 
 use super::highs::Milp;
-use super::net::{MemType, Net, Target};
+use super::net::{Agg, MemType, Net, Target};
 use crate::schedule::Schedule;
 
 /// A formulation of one tiling choice under one horizon.
@@ -297,6 +297,15 @@ impl<'n, 'g, 'a> Ctx<'n, 'g, 'a> {
             }
         }
         Some(changed)
+    }
+
+    /// Window of an aggregation's latest source start (`Agg`): from the
+    /// latest of its sources' earliest starts (before it some source has
+    /// not started) to the latest of their latest starts (by then every
+    /// source has).
+    pub(super) fn agg_window(&self, ag: &Agg) -> (i64, i64) {
+        let latest = |w: &[i64]| ag.sources.iter().map(|&y| w[y as usize]).max().unwrap_or(0);
+        (latest(&self.es), latest(&self.ls))
     }
 
     /// Window of the end of the hold of `mt.holders[i]`.

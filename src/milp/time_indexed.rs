@@ -121,18 +121,7 @@ impl<'c, 'n, 'g, 'a> TimeIndexed<'c, 'n, 'g, 'a> {
             }
             let mut agg = Vec::with_capacity(mt.aggs.len());
             for (ai, ag) in mt.aggs.iter().enumerate() {
-                let lo = ag
-                    .sources
-                    .iter()
-                    .map(|&y| ctx.es[y as usize])
-                    .min()
-                    .unwrap_or(0);
-                let hi = ag
-                    .sources
-                    .iter()
-                    .map(|&y| ctx.ls[y as usize])
-                    .max()
-                    .unwrap_or(0);
+                let (lo, hi) = ctx.agg_window(ag);
                 let cols = (lo..hi)
                     .map(|t| {
                         self.milp
