@@ -519,19 +519,6 @@ pub fn run(m: &Milp, start: Option<&[f64]>, params: &Params) -> Result<RunResult
 /// How long past its time limit a run may go before it is abandoned.
 pub const GRACE: f64 = 1.0;
 
-/// `run` on its own thread, abandoned when it overruns `time_limit + GRACE`:
-/// some HiGHS steps (the root mod-k cut separator, seen taking 60 s on a
-/// 10 000-row model) do not check the clock. An abandoned run keeps its
-/// thread until HiGHS returns (the process may exit before); the caller
-/// should start no further run. `Ok(None)`: abandoned.
-pub fn run_watched(
-    m: &Milp,
-    start: Option<Vec<f64>>,
-    params: &Params,
-) -> Result<Option<RunResult>, String> {
-    run_watched_until(m, start, params, grace_end(params))
-}
-
 /// When a run started now with `params` is past its limit and `GRACE`.
 /// Never panics: a limit too large for a Duration (or NaN) waits "forever".
 pub fn grace_end(params: &Params) -> std::time::Instant {
@@ -541,7 +528,13 @@ pub fn grace_end(params: &Params) -> std::time::Instant {
 }
 
 /// `run` on its own thread, abandoned (`Ok(None)`) at `until` or when
-/// `params.cancel` is set, as `run_watched` does after its grace.
+/// `params.cancel` is set: some HiGHS steps (the root mod-k cut separator,
+/// seen taking 60 s on a 10 000-row model; presolve on the largest models)
+/// do not check the clock. Callers pass the earlier of their deadline and
+/// `grace_end` (a run may overrun a budget shorter than the deadline by
+/// `GRACE`, never the deadline). An abandoned run keeps its thread until
+/// HiGHS returns (the process may exit before); the caller should start no
+/// further run.
 pub fn run_watched_until(
     m: &Milp,
     start: Option<Vec<f64>>,

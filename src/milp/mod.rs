@@ -836,12 +836,21 @@ impl<'a> Engine<'a> {
             abs_gap: 0.99,
             cancel: self.deadline.cancel.clone(),
         };
-        let res = match highs::run_watched(mp, x0, &params) {
+        // Abandoned at the deadline, or at its own limit and `GRACE` where
+        // that comes first: a step that does not look at the clock must not
+        // take the command past its limit.
+        let until = self.deadline.end.min(highs::grace_end(&params));
+        let res = match highs::run_watched_until(mp, x0, &params, until) {
             Ok(Some(r)) => r,
             Ok(None) => {
                 self.abandoned = true;
                 if self.deadline.cancelled() {
                     self.note(format!("{label}: stopped, another engine finished first"));
+                } else if self.deadline.expired() {
+                    self.note(format!(
+                        "{label}: HiGHS was still running at the deadline (in a step that does \
+                         not check the clock) and was abandoned"
+                    ));
                 } else {
                     self.note(format!(
                         "{label}: HiGHS overran its time limit by more than {} s (a step that \
