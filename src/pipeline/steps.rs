@@ -44,13 +44,12 @@ pub fn incumbent(ctx: &Context, share: IncumbentShare) -> SolveResult {
     let mut r = list.run(ctx, Duration::from_secs_f64(secs), ctx.opts.start.clone());
     // No schedule in the share: where it found none for want of time (it
     // used its share; not an instance without a usable tiling), once more
-    // on `Policy::incumbent_retry` of the time left. (Where it returned
-    // early it tried every way it has, as on instances the exact engines
-    // prove infeasible, which a second run would only keep waiting.) On
-    // tests/data/tight-sat-tilings.txt the MILP engine's share found none,
-    // and its time-indexed model of the whole horizon (1.3 million columns)
-    // no schedule at 20 s, where list scheduling finds one in under a
-    // second.
+    // on `Policy::incumbent_retry` of the time left: an exact engine
+    // without an incumbent models the whole horizon, where list scheduling
+    // with a little more time often finds a schedule (the test below).
+    // Where it returned early it tried every way it has, as on instances
+    // the exact engines prove infeasible, which a second run would only
+    // keep waiting.
     let mut secs = secs;
     let used_its_share = t.elapsed().as_secs_f64() >= 0.9 * secs;
     if r.makespan.is_none()
