@@ -13,7 +13,7 @@
 
 use std::time::Instant;
 
-use super::highs::{Col, Expr, Milp, Params, RunStatus, grace_end, run_watched_until};
+use super::highs::{Col, Expr, Milp, Params, RunStatus, run_watched};
 use crate::bounds::relaxation::{Next, Relaxation};
 use crate::bounds::{Bound, Bounds};
 use crate::instance::Instance;
@@ -122,8 +122,7 @@ pub fn solve_relaxation(
     // the largest models (results/shapes-engines.md): the run is abandoned
     // at the deadline, or at its own limit and `GRACE` where those end
     // sooner (an effort-capped deadline), and no bound comes from it.
-    let until = deadline.end.min(grace_end(&params));
-    let r = run_watched_until(&m, None, &params, until).ok()??;
+    let r = run_watched(&m, None, &params, deadline.end).ok()??;
     let dual = match r.status {
         RunStatus::Optimal | RunStatus::Limit => r.dual_bound.or_else(|| {
             (r.status == RunStatus::Optimal)

@@ -521,26 +521,27 @@ pub const GRACE: f64 = 1.0;
 
 /// When a run started now with `params` is past its limit and `GRACE`.
 /// Never panics: a limit too large for a Duration (or NaN) waits "forever".
-pub fn grace_end(params: &Params) -> std::time::Instant {
+fn grace_end(params: &Params) -> std::time::Instant {
     let wait = std::time::Duration::try_from_secs_f64(params.time_limit.max(0.0) + GRACE)
         .unwrap_or(std::time::Duration::MAX);
     crate::stop::instant_after(std::time::Instant::now(), wait)
 }
 
-/// `run` on its own thread, abandoned (`Ok(None)`) at `until` or when
-/// `params.cancel` is set: some HiGHS steps (the root mod-k cut separator,
-/// seen taking 60 s on a 10 000-row model; presolve on the largest models)
-/// do not check the clock. Callers pass the earlier of their deadline and
-/// `grace_end` (a run may overrun a budget shorter than the deadline by
-/// `GRACE`, never the deadline). An abandoned run keeps its thread until
-/// HiGHS returns (the process may exit before); the caller should start no
-/// further run.
-pub fn run_watched_until(
+/// `run` on its own thread, abandoned (`Ok(None)`) at the caller's
+/// `deadline`, `GRACE` past its own limit where that comes first (a run may
+/// overrun a budget shorter than the deadline by `GRACE`, never the
+/// deadline), or when `params.cancel` is set: some HiGHS steps (the root
+/// mod-k cut separator, seen taking 60 s on a 10 000-row model; presolve on
+/// the largest models) do not check the clock. An abandoned run keeps its
+/// thread until HiGHS returns (the process may exit before); the caller
+/// should start no further run.
+pub fn run_watched(
     m: &Milp,
     start: Option<Vec<f64>>,
     params: &Params,
-    until: std::time::Instant,
+    deadline: std::time::Instant,
 ) -> Result<Option<RunResult>, String> {
+    let until = deadline.min(grace_end(params));
     let (tx, rx) = std::sync::mpsc::channel();
     let model = m.clone();
     let p = params.clone();

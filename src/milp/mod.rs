@@ -836,11 +836,9 @@ impl<'a> Engine<'a> {
             abs_gap: 0.99,
             cancel: self.deadline.cancel.clone(),
         };
-        // Abandoned at the deadline, or at its own limit and `GRACE` where
-        // that comes first: a step that does not look at the clock must not
-        // take the command past its limit.
-        let until = self.deadline.end.min(highs::grace_end(&params));
-        let res = match highs::run_watched_until(mp, x0, &params, until) {
+        // Abandoned at the deadline at the latest: a step that does not
+        // look at the clock must not take the command past its limit.
+        let res = match highs::run_watched(mp, x0, &params, self.deadline.end) {
             Ok(Some(r)) => r,
             Ok(None) => {
                 self.abandoned = true;
