@@ -68,6 +68,13 @@ pub fn right_shift(g: &NodeGraph, start: &[u64], deadline: &Deadline) -> Option<
     Some(sh.s.into_iter().map(|x| x * sh.unit).collect())
 }
 
+/// One of the right shift's profiles: a core type's or a memory type's.
+#[derive(Clone, Copy)]
+enum Profile {
+    Core(usize),
+    Mem(usize),
+}
+
 /// The schedule being shifted, in units, with its profiles.
 struct Shift<'g, 'a> {
     g: &'g NodeGraph<'a>,
@@ -198,27 +205,43 @@ impl<'g, 'a> Shift<'g, 'a> {
         out
     }
 
+    /// What `v` uses at its start: its run on its core type over
+    /// `[s, s + d)` (where `d > 0`), amount 1, and each hold on its memory
+    /// type over `[s, hold end)`, the slot's amount; `f(profile, l, r,
+    /// amount)`. The profiles' one statement of which intervals a node
+    /// takes (`build_profiles`, `profile_add`).
+    fn for_each_use(&self, v: u32, mut f: impl FnMut(Profile, usize, usize, i64)) {
+        let (sv, d) = (self.s[v as usize] as usize, self.dur(v) as usize);
+        if d > 0 {
+            f(
+                Profile::Core(usize::from(self.g.core[v as usize])),
+                sv,
+                sv + d,
+                1,
+            );
+        }
+        for k in self.slots(v) {
+            let (m, a) = self.slot_mem[k];
+            f(Profile::Mem(m), sv, self.hold_end(v, k) as usize, a);
+        }
+    }
+
     /// The profiles of every node's run and holds (what `profile_add` of
     /// each node would leave): per profile, the changes at each instant,
     /// summed into the cells and built bottom-up (`MaxTree::from_cells`),
     /// in time linear in the nodes and the cells.
     fn build_profiles(&mut self, leaves: usize) {
-        let g = self.g;
         let mut core = vec![vec![0i64; leaves + 1]; self.cores.len()];
         let mut mem = vec![vec![0i64; leaves + 1]; self.caps.len()];
-        for v in 0..g.n_nodes() as u32 {
-            let (sv, d) = (self.s[v as usize] as usize, self.dur(v) as usize);
-            if d > 0 {
-                let c = &mut core[usize::from(g.core[v as usize])];
-                c[sv] += 1;
-                c[sv + d] -= 1;
-            }
-            for k in self.slots(v) {
-                let (m, a) = self.slot_mem[k];
-                let e = self.hold_end(v, k) as usize;
-                mem[m][sv] += a;
-                mem[m][e] -= a;
-            }
+        for v in 0..self.g.n_nodes() as u32 {
+            self.for_each_use(v, |p, l, r, a| {
+                let steps = match p {
+                    Profile::Core(c) => &mut core[c],
+                    Profile::Mem(m) => &mut mem[m],
+                };
+                steps[l] += a;
+                steps[r] -= a;
+            });
         }
         let tree = |mut steps: Vec<i64>| {
             for i in 1..steps.len() {
@@ -230,17 +253,22 @@ impl<'g, 'a> Shift<'g, 'a> {
         self.mem = mem.into_iter().map(tree).collect();
     }
 
-    /// Adds (`sign` 1) or takes off (-1) `v`'s run and holds.
+    /// Adds (`sign` 1) or takes off (-1) `v`'s run and holds. (The trees
+    /// are taken out of `self` while `for_each_use` reads it: a move of
+    /// two vectors, no allocation.)
     fn profile_add(&mut self, v: u32, sign: i64) {
-        let (sv, d) = (self.s[v as usize] as usize, self.dur(v) as usize);
-        if d > 0 {
-            self.core[self.g.core[v as usize] as usize].range_add(sv, sv + d, sign);
-        }
-        for k in self.slots(v) {
-            let (m, a) = self.slot_mem[k];
-            let e = self.hold_end(v, k) as usize;
-            self.mem[m].range_add(sv, e, sign * a);
-        }
+        let (mut core, mut mem) = (
+            std::mem::take(&mut self.core),
+            std::mem::take(&mut self.mem),
+        );
+        self.for_each_use(v, |p, l, r, a| {
+            let tree = match p {
+                Profile::Core(c) => &mut core[c],
+                Profile::Mem(m) => &mut mem[m],
+            };
+            tree.range_add(l, r, sign * a);
+        });
+        (self.core, self.mem) = (core, mem);
     }
 
     /// Moves `v` to the latest start the conditions of the module allow
