@@ -553,9 +553,9 @@ pub struct Scored {
     pub tilings_bound: Option<TilingsBound>,
 }
 
-/// The lower bound for one tiling choice (`ChoiceBounds::all`), or T_min
-/// where that is higher (T_min bounds every schedule, whatever its tilings):
-/// no schedule with these tilings ends before it, so a schedule's makespan
+/// The lower bound for one tiling choice (`ChoiceBounds::at_least`: its
+/// own, or T_min where that is higher, as T_min bounds every schedule,
+/// whatever its tilings): no schedule with these tilings ends before it, so a schedule's makespan
 /// above it is at most what its order loses, the rest of its gap being its
 /// tilings' or the bounds' (`tmin check --bound` reports the same).
 #[derive(Clone, Debug)]
@@ -682,17 +682,21 @@ pub fn score_report(
     }
     // A legal schedule's rows form a schedule, so its tilings are known.
     let tilings_bound = rep.choice.as_deref().map(|choice| {
-        let own = at.tilings.all(choice).best;
-        if u128::from(own.value) > scale.t_min {
-            TilingsBound {
-                value: u128::from(own.value),
-                source: own.source,
-            }
-        } else {
-            TilingsBound {
+        // A T_min beyond u64 is above every combinatorial bound (u64).
+        let Ok(t_min) = u64::try_from(scale.t_min) else {
+            return TilingsBound {
                 value: scale.t_min,
                 source: "T_min".into(),
-            }
+            };
+        };
+        let t_min = crate::bounds::Bound {
+            value: t_min,
+            source: "T_min".into(),
+        };
+        let b = at.tilings.at_least(choice, t_min);
+        TilingsBound {
+            value: u128::from(b.value),
+            source: b.source,
         }
     });
     if let Some(b) = tilings_bound.as_ref().filter(|b| t < b.value) {

@@ -120,6 +120,19 @@ impl<'a> ChoiceBounds<'a> {
         self.shared.bounds_over(Some(&one_each(choice)), true)
     }
 
+    /// The bound for `choice`'s schedules given a bound `instance` of every
+    /// schedule (the instance's, or a reference T_min): the higher of that
+    /// one and `all`'s best, `instance` on a tie (it names the argument the
+    /// caller reports for the instance).
+    pub fn at_least(&self, choice: &[u32], instance: Bound) -> Bound {
+        let own = self.all(choice).best;
+        if own.value > instance.value {
+            own
+        } else {
+            instance
+        }
+    }
+
     /// `all` without energetic reasoning: bounds 1-5 only, in time linear
     /// in the choice's tilings and the graph (up to a sort), for a search
     /// that asks for every move it draws (energetic reasoning on small

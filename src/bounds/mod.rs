@@ -43,8 +43,8 @@ pub struct Bound {
 /// What `check --bound` tells of a legal schedule (`tmin check`,
 /// `tmin.check`; `pipeline::bounds::schedule_bounds`): the instance's best
 /// proven bound, and the bound for the schedule's own tilings
-/// (`combinatorial::ChoiceBounds::all`, or the instance's where that is
-/// higher: it holds for them too): how far the schedule's order alone may
+/// (`combinatorial::ChoiceBounds::at_least`: the choice's own, or the
+/// instance's where that is higher, as it holds for them too): how far the schedule's order alone may
 /// be from the best with these tilings.
 #[derive(Clone, Debug)]
 pub struct ScheduleBounds {

@@ -163,13 +163,7 @@ pub fn proven_bounds(inst: &Instance, limit: Duration) -> Bounds {
 pub fn schedule_bounds(inst: &Instance, rep: &crate::schedule::Report) -> Option<ScheduleBounds> {
     let choice = rep.choice.as_ref().filter(|_| rep.is_legal())?;
     let instance = proven_bounds(inst, Duration::from_secs(2)).best;
-    let own = crate::bounds::combinatorial::ChoiceBounds::new(inst)
-        .all(choice)
-        .best;
-    let tilings = if own.value > instance.value {
-        own
-    } else {
-        instance.clone()
-    };
+    let tilings =
+        crate::bounds::combinatorial::ChoiceBounds::new(inst).at_least(choice, instance.clone());
     Some(ScheduleBounds { instance, tilings })
 }
