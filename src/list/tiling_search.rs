@@ -354,10 +354,11 @@ pub fn improve(
 }
 
 /// Forward-backward rounds without a shorter schedule after which a warm
-/// move's evaluation stops (`warm_moves`). Two rather than four: more
-/// moves judged in the same time weigh more than the later rounds'
-/// refinement of one (results/medium-tight-ab.md).
-const WARM_ROUNDS: usize = 2;
+/// move's evaluation stops (`warm_moves`). One rather than two or four:
+/// more moves judged in the same time weigh more than the later rounds'
+/// refinement of one (results/medium-tight-ab.md,
+/// results/archive/medium-tight-ab-two-rounds.md).
+const WARM_ROUNDS: usize = 1;
 
 /// Draws in a row, per flexible op, that their tilings' bound skips before
 /// `warm_moves` gives up: every move left is then at least as long as the
