@@ -555,9 +555,10 @@ pub struct Scored {
 
 /// The lower bound for one tiling choice (`ChoiceBounds::at_least`: its
 /// own, or T_min where that is higher, as T_min bounds every schedule,
-/// whatever its tilings): no schedule with these tilings ends before it, so a schedule's makespan
-/// above it is at most what its order loses, the rest of its gap being its
-/// tilings' or the bounds' (`tmin check --bound` reports the same).
+/// whatever its tilings): no schedule with these tilings ends before it, so
+/// a schedule's makespan above it is at most what its order loses, the rest
+/// of its gap being its tilings' or the bounds' (`tmin check --bound`
+/// reports the same).
 #[derive(Clone, Debug)]
 pub struct TilingsBound {
     pub value: u128,

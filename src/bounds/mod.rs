@@ -44,8 +44,8 @@ pub struct Bound {
 /// `tmin.check`; `pipeline::bounds::schedule_bounds`): the instance's best
 /// proven bound, and the bound for the schedule's own tilings
 /// (`combinatorial::ChoiceBounds::at_least`: the choice's own, or the
-/// instance's where that is higher, as it holds for them too): how far the schedule's order alone may
-/// be from the best with these tilings.
+/// instance's where that is higher, as it holds for them too): how far the
+/// schedule's order alone may be from the best with these tilings.
 #[derive(Clone, Debug)]
 pub struct ScheduleBounds {
     pub instance: Bound,
