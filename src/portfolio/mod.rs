@@ -256,8 +256,8 @@ impl Portfolio {
 /// `Policy::natural_time`), then the depth-first search again on
 /// `Policy::bnb_share` of it. Each finds packings that the others, the SAT
 /// engine's descent and list scheduling miss (results/policy.md,
-/// results/lanes-ab.md), and a schedule at the bound is optimal. The
-/// engine that settled it, if one did.
+/// results/archive/lanes-ab-natural-probe.md), and a schedule at the bound
+/// is optimal. The engine that settled it, if one did.
 fn packing_first(
     ctx: &Context,
     inc: SolveResult,

@@ -89,7 +89,8 @@ pub struct Policy {
     /// in the lanes family the fastest tilings fill memory exactly, and the
     /// depth-first search finds their packing on some seeds only, where on
     /// others it finds a packing in a fraction of a second that the natural
-    /// choice's answer needs seconds for (results/lanes-ab.md).
+    /// choice's answer needs seconds for
+    /// (results/archive/lanes-ab-natural-probe.md).
     pub bnb_first_time: Duration,
     pub natural_share: f64,
     pub natural_time: Duration,

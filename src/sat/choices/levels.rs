@@ -150,8 +150,8 @@ impl Search<'_, '_> {
                     // The natural choice in an encoding of its own (a third
                     // of the nodes: over the shared one its first answer
                     // runs out where alone it is decided in about two
-                    // seconds, results/lanes-ab.md), on four first answers'
-                    // time of a choice alone.
+                    // seconds, results/archive/lanes-ab-natural-probe.md),
+                    // on four first answers' time of a choice alone.
                     let v = if natural {
                         let time = opts.alone_sub_time * CHOICES.first_at_level;
                         s.decide_alone(&choice, Ask::AtMost(level), time, deadline)
