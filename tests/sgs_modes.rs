@@ -220,3 +220,30 @@ GetInferenceScheResult([],[[1,1,1]])",
         assert!(check(&g, &s, 5).is_empty());
     }
 }
+
+/// The memory-reserving mode lifts its reservation where it alone would
+/// deadlock the pass. Memory 10; op 1's node `h` (6) holds until op 2's
+/// node `b` (6) starts, which releases it; op 3's node `a` (6) has no
+/// predecessor. With `h` first, `a` waits for op 1 to end and is then
+/// admitted (nothing else is in flight) but cannot start beside `h`'s
+/// hold; `b`, which would release it, is refused admission because `a`'s
+/// reservation leaves no room for it. Nothing runs, and a reservation
+/// kept here deadlocks the pass. Lifted at that instant, `b` starts at 1
+/// (6 in use: its 6 for `h`'s) and `a` at 2.
+#[test]
+fn a_reservation_gives_way_where_it_alone_would_deadlock() {
+    let inst = parse(
+        "SetSocInfo([[0,4]],[[0,10]])
+AddOpInfo(1,1,0,[],[[1,0,1]],[[1,0,6]])
+AddOpInfo(2,1,0,[],[[1,0,1]],[[1,0,6]])
+AddOpInfo(3,1,0,[],[[1,0,1]],[[1,0,6]])
+GetInferenceScheResult([[1,2]],[[1,1,1],[2,2,1],[3,3,1]])",
+    );
+    let g = NodeGraph::new(&inst, vec![0, 0, 0]).unwrap();
+    let md = Model::new(&g);
+    let peaks = OpPeaks::new(&g);
+    let key = [3, 2, 1];
+    let s = run(&md, &key, Mode::Reserve(&peaks), &forever()).expect("no deadlock");
+    assert_eq!(s.start, vec![0, 1, 2]);
+    assert!(check(&g, &s, 5).is_empty());
+}

@@ -439,8 +439,8 @@ impl Run<'_> {
     /// at least one first-phase pass's time left. The node graph, keys and
     /// guide cost a pass's worth of work before a pass looks at the clock,
     /// so a step begun with less overruns the deadline by that much
-    /// (results/lanes-large-ab.md); below that no pass of the step can end
-    /// anyway.
+    /// (results/archive/lanes-large-ab-step-deadline.md); below that no pass
+    /// of the step can end anyway.
     fn time_for_a_pass(&self) -> bool {
         !self.deadline.expired() && self.deadline.remaining().as_secs_f64() >= self.pass_seconds
     }

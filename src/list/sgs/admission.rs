@@ -59,11 +59,13 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
     }
 
     /// Reservation mode: whether op `b` may be admitted now (always when no
-    /// op is in flight, so that something can run).
+    /// op is in flight, so that something can run, and where the
+    /// reservations are lifted: nothing runs and the ops they admitted
+    /// cannot start, so that they would only deadlock the pass).
     pub(super) fn reserve_admits(&self, b: u32) -> bool {
         let Some(w) = &self.window else { return true };
         let Some(peaks) = w.peaks else { return true };
-        if w.in_flight == 0 {
+        if w.in_flight == 0 || self.lifted {
             return true;
         }
         let md = self.md;

@@ -442,6 +442,9 @@ struct Pass<'m, 'g, 'a> {
     dyn_key: Vec<u64>,
     /// Serial pass: the op and memory type that stopped it.
     blocked_at: Option<(u32, TypeIdx)>,
+    /// Reservation mode: the reservations are lifted at this instant
+    /// (nothing runs, and with them nothing could start).
+    lifted: bool,
 }
 
 /// Runs one pass. `key[v]`: higher starts first. Returns the schedule, or why none.
@@ -549,6 +552,7 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
             window: None,
             dyn_key: Vec::new(),
             blocked_at: None,
+            lifted: false,
         }
     }
 
@@ -583,6 +587,15 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
             if self.n_started == n && self.running.is_empty() {
                 break;
             }
+            // Reservation mode: where nothing runs and the reservations
+            // admit nothing that can start, they are lifted for one more
+            // try at this instant (`reserve_admits`); only memory then
+            // stops the pass.
+            if self.running.is_empty() && !self.lifted && self.reserving() {
+                self.lifted = true;
+                continue;
+            }
+            self.lifted = false;
             let Some(&Reverse((next, _))) = self.running.peek() else {
                 return Err(Stop::Deadlock(self.deadlock(t)));
             };
@@ -705,6 +718,11 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
             share += rel as f64 / md.caps[m as usize].max(1) as f64;
         }
         share.min(2.0)
+    }
+
+    /// Whether this is a memory-reserving pass.
+    fn reserving(&self) -> bool {
+        self.window.as_ref().is_some_and(|w| w.peaks.is_some())
     }
 
     fn deadlock(&self, t: u128) -> Deadlock {
