@@ -247,27 +247,3 @@ GetInferenceScheResult([[1,2]],[[1,1,1],[2,2,1],[3,3,1]])",
     assert_eq!(s.start, vec![0, 1, 2]);
     assert!(check(&g, &s, 5).is_empty());
 }
-
-/// The hand-over reserve (models/list.md, "Hand-over reserve"). Four narrow
-/// ops (8 of 32 units each) are ready at 0, each the one predecessor of a
-/// wide op (24): the hand-over from a narrow op to its wide successor takes
-/// 16 more. A parallel pass that starts all four fills memory with holds
-/// none of whose hand-overs fits: a deadlock at 5. With the reserve, a
-/// narrow op opens only where 16 stay free beside it: two at 0, and every
-/// hand-over fits.
-#[test]
-fn the_hand_over_reserve_keeps_room_for_a_wide_successor() {
-    let inst = parse(
-        "SetSocInfo([[0,4]],[[0,32]])
-AddOpInfo(1,1,0,[],[[1,0,5]],[[1,0,8]])
-AddOpInfo(2,1,0,[],[[1,0,5]],[[1,0,24]])
-GetInferenceScheResult([[1,5],[2,6],[3,7],[4,8]],[[1,1,1],[2,1,1],[3,1,1],[4,1,1],[5,2,1],[6,2,1],[7,2,1],[8,2,1]])",
-    );
-    let g = NodeGraph::new(&inst, vec![0, 0, 0, 0, 1, 1, 1, 1]).unwrap();
-    let md = Model::new(&g);
-    let key = [8, 7, 6, 5, 4, 3, 2, 1];
-    let s = run(&md, &key, Mode::Parallel, &forever()).expect("no deadlock");
-    assert!(check(&g, &s, 5).is_empty());
-    let narrow_at_0 = (0..4).filter(|&v| s.start[v] == 0).count();
-    assert_eq!(narrow_at_0, 2, "starts {:?}", s.start);
-}
