@@ -239,7 +239,7 @@ AddOpInfo(2,1,0,[],[[1,0,1]],[[1,0,6]])
 AddOpInfo(3,1,0,[],[[1,0,1]],[[1,0,6]])
 GetInferenceScheResult([[1,2]],[[1,1,1],[2,2,1],[3,3,1]])",
     );
-    let g = NodeGraph::new(&inst, vec![0, 0, 0]).unwrap();
+    let g = NodeGraph::new(&inst, vec![0, 1, 2]).unwrap();
     let md = Model::new(&g);
     let peaks = OpPeaks::new(&g);
     let key = [3, 2, 1];
