@@ -24,9 +24,20 @@ pub const MAX_NODES: u64 = u32::MAX as u64 - 1;
 
 impl<'a> NodeGraph<'a> {
     /// Expands `choice` (one library tiling per op, each of the op's own group).
-    /// Fails when the graph would not fit `u32` node indices.
+    /// Fails when a tiling is not of its op's group, or when the graph would
+    /// not fit `u32` node indices.
     pub fn new(inst: &'a Instance, choice: Vec<u32>) -> Result<Self, String> {
         assert_eq!(choice.len(), inst.graph.n_ops(), "one tiling per op");
+        // A tiling of another group (op type and shape) would build a graph
+        // of other nodes silently.
+        for (o, &t) in inst.graph.ops.iter().zip(&choice) {
+            if !inst.library.groups[o.group as usize].tilings.contains(&t) {
+                return Err(format!(
+                    "op {} (op type {}, shape {}) has no tiling of library index {t}",
+                    o.id, o.op_type, o.shape
+                ));
+            }
+        }
         let total = inst.nodes_for(&choice);
         if total > MAX_NODES {
             return Err(format!(
@@ -40,10 +51,6 @@ impl<'a> NodeGraph<'a> {
         let mut node_lib = Vec::with_capacity(n);
         let mut core = Vec::with_capacity(n);
         for (op, &t) in choice.iter().enumerate() {
-            debug_assert_eq!(
-                inst.library.tilings[t as usize].op_type,
-                inst.graph.ops[op].op_type
-            );
             op_base.push(node_op.len() as u32);
             let r = lib.tilings[t as usize].nodes();
             node_op.extend(std::iter::repeat_n(op as u32, r.len()));

@@ -114,6 +114,7 @@ fn every_mode_is_legal_or_reports_a_deadlock() {
             let k = keys(&g, &paths, rule);
             for mode in [
                 Mode::Parallel,
+                Mode::HandOver,
                 Mode::Window(1),
                 Mode::Window(4),
                 Mode::Reserve(&peaks),
@@ -211,6 +212,7 @@ GetInferenceScheResult([],[[1,1,1]])",
     );
     for mode in [
         Mode::Parallel,
+        Mode::HandOver,
         Mode::Window(1),
         Mode::Reserve(&peaks),
         Mode::Guarded(&guide),
@@ -246,4 +248,52 @@ GetInferenceScheResult([[1,2]],[[1,1,1],[2,2,1],[3,3,1]])",
     let s = run(&md, &key, Mode::Reserve(&peaks), &forever()).expect("no deadlock");
     assert_eq!(s.start, vec![0, 1, 2]);
     assert!(check(&g, &s, 5).is_empty());
+}
+
+/// The hand-over reserve (models/list.md, "Hand-over reserve"). Four narrow
+/// ops (8 of 32 units each) are ready at 0, each the one predecessor of a
+/// wide op (24): the hand-over from a narrow op to its wide successor takes
+/// 16 more. A parallel pass that starts all four fills memory with holds
+/// none of whose hand-overs fits: a deadlock at 5. With the reserve, a
+/// narrow op opens only where 16 stay free beside it: two at 0, and every
+/// hand-over fits.
+#[test]
+fn the_hand_over_reserve_keeps_room_for_a_wide_successor() {
+    let inst = parse(
+        "SetSocInfo([[0,4]],[[0,32]])
+AddOpInfo(1,1,0,[],[[1,0,5]],[[1,0,8]])
+AddOpInfo(2,1,0,[],[[1,0,5]],[[1,0,24]])
+GetInferenceScheResult([[1,5],[2,6],[3,7],[4,8]],[[1,1,1],[2,1,1],[3,1,1],[4,1,1],[5,2,1],[6,2,1],[7,2,1],[8,2,1]])",
+    );
+    let g = NodeGraph::new(&inst, vec![0, 0, 0, 0, 1, 1, 1, 1]).unwrap();
+    let md = Model::new(&g);
+    let key = [8, 7, 6, 5, 4, 3, 2, 1];
+    // Greedy, all four narrow ops open at once and no hand-over fits.
+    match run(&md, &key, Mode::Parallel, &forever()) {
+        Err(Stop::Deadlock(d)) => assert_eq!(d.started, 4, "{d:?}"),
+        r => panic!("the parallel pass should deadlock: {r:?}"),
+    }
+    let s = run(&md, &key, Mode::HandOver, &forever()).expect("no deadlock");
+    assert!(check(&g, &s, 5).is_empty());
+    let narrow_at_0 = (0..4).filter(|&v| s.start[v] == 0).count();
+    assert_eq!(narrow_at_0, 2, "starts {:?}", s.start);
+}
+
+/// A node graph is built only from tilings of each op's own group: a tiling
+/// of another op type, or an index past the library, is an error, not a
+/// graph of other nodes.
+#[test]
+fn a_tiling_of_another_group_builds_no_graph() {
+    let inst = parse(
+        "SetSocInfo([[0,4]],[[0,32]])
+AddOpInfo(1,1,0,[],[[1,0,5]],[[1,0,8]])
+AddOpInfo(2,1,0,[],[[1,0,5]],[[1,0,24]])
+GetInferenceScheResult([[1,2]],[[1,1,1],[2,2,1]])",
+    );
+    assert!(NodeGraph::new(&inst, vec![0, 1]).is_ok());
+    let e = NodeGraph::new(&inst, vec![1, 1])
+        .err()
+        .expect("op 1 has no tiling 1");
+    assert!(e.contains("op 1 "), "{e}");
+    assert!(NodeGraph::new(&inst, vec![0, 7]).is_err());
 }

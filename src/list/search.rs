@@ -32,17 +32,25 @@ enum Free {
     Parallel,
     Reserve,
     Window(u32),
+    /// The hand-over reserve, last and only until the searcher has a
+    /// schedule: a first one where memory traps every other greedy mode,
+    /// which the guarded pass alone may complete far from the optimum;
+    /// later passes keep to the other modes (models/list.md, "Hand-over
+    /// reserve", says why).
+    HandOver,
 }
-const FREE_MODES: [Free; 4] = [
+const FREE_MODES: [Free; 5] = [
     Free::Parallel,
     Free::Reserve,
     Free::Window(8),
     Free::Window(2),
+    Free::HandOver,
 ];
 
 fn mode_name(m: Mode) -> String {
     match m {
         Mode::Parallel => "parallel".into(),
+        Mode::HandOver => "hand-over reserving".into(),
         Mode::Window(k) => format!("window {k}"),
         Mode::Reserve(_) => "memory-reserving".into(),
         Mode::Guarded(_) => "guarded".into(),
@@ -61,7 +69,7 @@ enum Unguarded {
 /// Per unguarded mode (`FREE_MODES`): passes that succeeded, deadlocked, and
 /// were considered. Carried from one tiling choice to the next: whether
 /// memory traps greedy passes changes little with a few tilings.
-pub type FreeStats = [(usize, usize, usize); 4];
+pub type FreeStats = [(usize, usize, usize); FREE_MODES.len()];
 
 /// How far the insertion search moves a block of ops in the op order.
 const OP_MOVE: usize = 8;
@@ -249,7 +257,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
             guide_kind: String::new(),
             no_guide: false,
             searched: false,
-            free_stats: [(0, 0, 0); 4],
+            free_stats: FreeStats::default(),
             peaks: None,
             best: None,
             passes: 0,
@@ -618,6 +626,9 @@ impl<'g, 'a> Searcher<'g, 'a> {
             if costly && !eager && matches!(free, Free::Parallel) {
                 continue; // `Policy::costly_free_nodes`
             }
+            if matches!(free, Free::HandOver) && self.best.is_some() {
+                continue; // a first schedule only (`Free::HandOver`)
+            }
             if !loose && !self.free_worth_it(i, eager) {
                 continue;
             }
@@ -626,6 +637,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
             }
             let mode = match free {
                 Free::Parallel => Mode::Parallel,
+                Free::HandOver => Mode::HandOver,
                 Free::Reserve => Mode::Reserve(self.peaks.as_ref().expect("computed above")),
                 Free::Window(k) => Mode::Window(k),
             };
@@ -871,7 +883,7 @@ impl<'g, 'a> Searcher<'g, 'a> {
     pub fn single(&mut self, rule: Rule, deadline: &Deadline) {
         let k = self.rule_keys(rule);
         // Every unguarded mode gets its one try.
-        self.free_stats = [(0, 0, 0); 4];
+        self.free_stats = FreeStats::default();
         self.offer_rule(rule, &k, rule.name(), deadline);
     }
 

@@ -69,6 +69,10 @@ use super::tiling::OpPeaks;
 pub enum Mode<'a> {
     /// Every ready node that fits, in priority order. Can deadlock on memory.
     Parallel,
+    /// Parallel, with the hand-over reserve (`HandOver`, models/list.md):
+    /// an op opens only where each binding memory type keeps room for the
+    /// largest hand-over to a successor op still open. Can deadlock.
+    HandOver,
     /// Parallel starts that keep the guide's serial completion feasible.
     Guarded(&'a Guide),
     /// Parallel, with at most this many ops in flight (started or admitted,
@@ -125,6 +129,10 @@ pub struct Model<'g, 'a> {
     /// Per op: `(type, pending m-sources of successor ops, sum of m-sink demands)`.
     opm_off: Vec<u32>,
     opm: Vec<(TypeIdx, u32, u64)>,
+    /// Per `opm` entry: the most memory of its type that one successor op's
+    /// sources take beyond the sinks' holds they hand over to (the op's
+    /// hand-over need on that type; models/list.md, "Hand-over reserve").
+    opm_need: Vec<u64>,
     /// Per op: number of sinks over all predecessor ops.
     op_wait0: Vec<u32>,
     core_count: Vec<u32>,
@@ -149,21 +157,23 @@ impl<'g, 'a> Model<'g, 'a> {
             }
             ent_off.push(ent_wait0.len() as u32);
         }
-        // Per op and type: how many m-demanding sources each op has.
-        let mut src_count: Vec<(TypeIdx, u32)> = Vec::new();
-        let mut per_op_src: Vec<u32> = vec![0; n_mem];
+        // Per op and type: how many m-demanding sources each op has, and
+        // the sum of their demands.
+        let mut src_count: Vec<(TypeIdx, u32, u64)> = Vec::new();
+        let mut per_op_src: Vec<(u32, u64)> = vec![(0, 0); n_mem];
         let mut src_off = Vec::with_capacity(n_ops + 1);
         for op in 0..n_ops as u32 {
-            per_op_src.iter_mut().for_each(|c| *c = 0);
+            per_op_src.iter_mut().for_each(|c| *c = (0, 0));
             for v in g.sources(op) {
                 for e in g.mems(v) {
-                    per_op_src[e.mem as usize] += 1;
+                    let c = &mut per_op_src[e.mem as usize];
+                    *c = (c.0 + 1, c.1.saturating_add(e.amount));
                 }
             }
             src_off.push(src_count.len() as u32);
-            for (m, &c) in per_op_src.iter().enumerate() {
+            for (m, &(c, d)) in per_op_src.iter().enumerate() {
                 if c > 0 {
-                    src_count.push((m as TypeIdx, c));
+                    src_count.push((m as TypeIdx, c, d));
                 }
             }
         }
@@ -182,7 +192,7 @@ impl<'g, 'a> Model<'g, 'a> {
             }
             pending.iter_mut().for_each(|c| *c = 0);
             for &b in g.op_succs(op) {
-                for &(m, c) in
+                for &(m, c, _) in
                     &src_count[src_off[b as usize] as usize..src_off[b as usize + 1] as usize]
                 {
                     pending[m as usize] += c;
@@ -195,6 +205,27 @@ impl<'g, 'a> Model<'g, 'a> {
             }
         }
         opm_off.push(opm.len() as u32);
+        let opm_need = (0..n_ops as u32)
+            .flat_map(|op| {
+                let (a, b) = (opm_off[op as usize], opm_off[op as usize + 1]);
+                (a..b).map(move |k| (op, k as usize))
+            })
+            .map(|(op, k)| {
+                let (m, _, sink) = opm[k];
+                let most = g
+                    .op_succs(op)
+                    .iter()
+                    .filter_map(|&b| {
+                        src_count[src_off[b as usize] as usize..src_off[b as usize + 1] as usize]
+                            .iter()
+                            .find(|x| x.0 == m)
+                            .map(|x| x.2)
+                    })
+                    .max()
+                    .unwrap_or(0);
+                most.saturating_sub(sink)
+            })
+            .collect();
         let op_wait0 = (0..n_ops as u32)
             .map(|b| {
                 g.op_preds(b)
@@ -212,6 +243,7 @@ impl<'g, 'a> Model<'g, 'a> {
             ent_wait0,
             opm_off,
             opm,
+            opm_need,
             op_wait0,
             core_count: inst.platform.cores.iter().map(|c| c.count).collect(),
         }
@@ -442,9 +474,41 @@ struct Pass<'m, 'g, 'a> {
     dyn_key: Vec<u64>,
     /// Serial pass: the op and memory type that stopped it.
     blocked_at: Option<(u32, TypeIdx)>,
-    /// Reservation mode: the reservations are lifted at this instant
-    /// (nothing runs, and with them nothing could start).
+    /// Reservation mode and the hand-over reserve: the reservations are
+    /// lifted at this instant (nothing runs, and with them nothing could
+    /// start).
     lifted: bool,
+    /// `Mode::HandOver` where memory binds: the hand-over reserve
+    /// (`HandOver`, models/list.md).
+    ho: Option<HandOver>,
+}
+
+/// The hand-over reserve of an unguarded pass: a start that opens an op and
+/// releases nothing must leave, on every binding memory type, room for the
+/// largest hand-over need among the ops started whose holds on that type
+/// are not handed over yet, and for its own op's.
+struct HandOver {
+    /// Per memory type: those ops' hand-over needs (need -> how many).
+    open: Vec<std::collections::BTreeMap<u64, u32>>,
+    /// Per op: whether it has started.
+    started: Vec<bool>,
+}
+
+impl HandOver {
+    fn largest(&self, m: usize) -> u64 {
+        self.open[m].keys().next_back().copied().unwrap_or(0)
+    }
+    fn add(&mut self, m: usize, need: u64) {
+        *self.open[m].entry(need).or_insert(0) += 1;
+    }
+    fn remove(&mut self, m: usize, need: u64) {
+        if let Some(c) = self.open[m].get_mut(&need) {
+            *c -= 1;
+            if *c == 0 {
+                self.open[m].remove(&need);
+            }
+        }
+    }
 }
 
 /// Runs one pass. `key[v]`: higher starts first. Returns the schedule, or why none.
@@ -473,6 +537,12 @@ pub fn run_keyed(
     match mode {
         Mode::Window(k) => p.window = Some(Window::new(md.g, k.max(1), None)),
         Mode::Reserve(peaks) => p.window = Some(Window::new(md.g, u32::MAX, Some(peaks))),
+        Mode::HandOver if !md.memory_is_loose() => {
+            p.ho = Some(HandOver {
+                open: vec![std::collections::BTreeMap::new(); md.n_mem],
+                started: vec![false; md.g.n_ops()],
+            });
+        }
         _ => {}
     }
     if !matches!(mode, Mode::Guarded(_)) {
@@ -553,6 +623,7 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
             dyn_key: Vec::new(),
             blocked_at: None,
             lifted: false,
+            ho: None,
         }
     }
 
@@ -587,11 +658,12 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
             if self.n_started == n && self.running.is_empty() {
                 break;
             }
-            // Reservation mode: where nothing runs and the reservations
-            // admit nothing that can start, they are lifted for one more
-            // try at this instant (`reserve_admits`); only memory then
-            // stops the pass.
-            if self.running.is_empty() && !self.lifted && self.reserving() {
+            // Reservation mode and the hand-over reserve: where nothing
+            // runs and the reservations admit nothing that can start, they
+            // are lifted for one more try at this instant
+            // (`reserve_admits`, `handover_fits`); only memory then stops
+            // the pass.
+            if self.running.is_empty() && !self.lifted && (self.reserving() || self.ho.is_some()) {
                 self.lifted = true;
                 continue;
             }

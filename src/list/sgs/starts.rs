@@ -119,6 +119,42 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
                 return false;
             }
         }
+        self.handover_fits(set)
+    }
+
+    /// The hand-over reserve (`HandOver`): a set that opens an op and
+    /// releases nothing fits only where every binding type keeps room for
+    /// the largest hand-over need of the ops started and of its own ops.
+    /// Lifted where nothing runs and nothing could start under it
+    /// (`execute`): there it could only stop the pass.
+    fn handover_fits(&mut self, set: &[u32]) -> bool {
+        let md = self.md;
+        let g = md.g;
+        let Some(ho) = &self.ho else { return true };
+        if self.lifted || self.delta_rel.iter().any(|&r| r > 0) {
+            return true;
+        }
+        let opens = |v: u32| g.is_source(v) && !ho.started[g.node_op[v as usize] as usize];
+        if !set.iter().any(|&v| opens(v)) {
+            return true;
+        }
+        for m in 0..md.n_mem {
+            if !md.binding[m] {
+                continue;
+            }
+            let own = set
+                .iter()
+                .filter_map(|&v| md.opm_index(g.node_op[v as usize], m as TypeIdx))
+                .map(|k| md.opm_need[k])
+                .max()
+                .unwrap_or(0);
+            let reserve = u128::from(ho.largest(m).max(own));
+            if reserve > 0 && self.usage[m] + self.delta_acq[m] + reserve > md.caps[m] {
+                self.short_of = Some(m as TypeIdx);
+                self.short_thr = md.caps[m].checked_sub(reserve + self.delta_acq[m]);
+                return false;
+            }
+        }
         true
     }
 
@@ -211,6 +247,15 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
         if self.window.is_some() {
             self.admit_op(op);
         }
+        if let Some(ho) = &mut self.ho
+            && !std::mem::replace(&mut ho.started[op as usize], true)
+        {
+            for k in md.opm_off[op as usize] as usize..md.opm_off[op as usize + 1] as usize {
+                if md.opm_need[k] > 0 {
+                    ho.add(md.opm[k].0 as usize, md.opm_need[k]);
+                }
+            }
+        }
         if d > 0 {
             let c = g.core[vi] as usize;
             self.core[vi] = self.cores[c].take();
@@ -269,6 +314,12 @@ impl<'m, 'g, 'a> Pass<'m, 'g, 'a> {
                             }
                         }
                         if self.opm_left[kk] == 0 {
+                            // Handed over: pa's need on m is met.
+                            if let Some(ho) = &mut self.ho
+                                && md.opm_need[kk] > 0
+                            {
+                                ho.remove(m as usize, md.opm_need[kk]);
+                            }
                             for x in g.sinks(pa) {
                                 if let Some(ex) = md.entry(x, m)
                                     && self.held[ex]
