@@ -181,7 +181,10 @@ impl<'g, 'a> Model<'g, 'a> {
         let mut opm_off = Vec::with_capacity(n_ops + 1);
         let mut opm = Vec::new();
         let mut sink_sum: Vec<u64> = vec![0; n_mem];
+        let mut opm_need = Vec::new();
         let mut pending: Vec<u32> = vec![0; n_mem];
+        // Per type: the largest source demand of one successor op.
+        let mut most: Vec<u64> = vec![0; n_mem];
         for op in 0..n_ops as u32 {
             opm_off.push(opm.len() as u32);
             sink_sum.iter_mut().for_each(|c| *c = 0);
@@ -191,41 +194,23 @@ impl<'g, 'a> Model<'g, 'a> {
                 }
             }
             pending.iter_mut().for_each(|c| *c = 0);
+            most.iter_mut().for_each(|c| *c = 0);
             for &b in g.op_succs(op) {
-                for &(m, c, _) in
+                for &(m, c, d) in
                     &src_count[src_off[b as usize] as usize..src_off[b as usize + 1] as usize]
                 {
                     pending[m as usize] += c;
+                    most[m as usize] = most[m as usize].max(d);
                 }
             }
             for m in 0..n_mem {
                 if sink_sum[m] > 0 && pending[m] > 0 {
                     opm.push((m as TypeIdx, pending[m], sink_sum[m]));
+                    opm_need.push(most[m].saturating_sub(sink_sum[m]));
                 }
             }
         }
         opm_off.push(opm.len() as u32);
-        let opm_need = (0..n_ops as u32)
-            .flat_map(|op| {
-                let (a, b) = (opm_off[op as usize], opm_off[op as usize + 1]);
-                (a..b).map(move |k| (op, k as usize))
-            })
-            .map(|(op, k)| {
-                let (m, _, sink) = opm[k];
-                let most = g
-                    .op_succs(op)
-                    .iter()
-                    .filter_map(|&b| {
-                        src_count[src_off[b as usize] as usize..src_off[b as usize + 1] as usize]
-                            .iter()
-                            .find(|x| x.0 == m)
-                            .map(|x| x.2)
-                    })
-                    .max()
-                    .unwrap_or(0);
-                most.saturating_sub(sink)
-            })
-            .collect();
         let op_wait0 = (0..n_ops as u32)
             .map(|b| {
                 g.op_preds(b)
@@ -483,7 +468,7 @@ struct Pass<'m, 'g, 'a> {
     ho: Option<HandOver>,
 }
 
-/// The hand-over reserve of an unguarded pass: a start that opens an op and
+/// The hand-over reserve of a `Mode::HandOver` pass: a start that opens an op and
 /// releases nothing must leave, on every binding memory type, room for the
 /// largest hand-over need among the ops started whose holds on that type
 /// are not handed over yet, and for its own op's.
