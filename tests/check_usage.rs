@@ -81,6 +81,30 @@ fn holds_past_their_nodes_ends_by_cause() {
     assert_eq!(m.run + m.past.total(), m.held);
 }
 
+/// One core, memory 8. Op 1: node 1 -> node 2, each 2^63 units and 4 of
+/// memory. Node 1 runs [0, 2^63), node 2 [2^63 + 5, 2^64 + 5): node 1 holds
+/// until node 2 starts, 4 x 5 past its end inside the op; node 2's hold ends
+/// at 2^64 + 5, past every instant a start can name (the validator's sweep
+/// never reaches it). Held: 4 x (2^63 + 5) + 4 x 2^63 = 2^66 + 20, run 2^66.
+#[test]
+fn a_hold_that_ends_after_2_pow_64_counts_in_full() {
+    let u = usage_of(
+        "SetSocInfo([[0,1]],[[0,8]])
+AddOpInfo(1,1,0,[[1,2]],[[1,0,9223372036854775808],[2,0,9223372036854775808]],[[1,0,4],[2,0,4]])
+GetInferenceScheResult([],[[1,1,1]])
+",
+        "[[1,0,1,0,0],[1,0,2,9223372036854775813,0]]",
+    );
+    let m = &u.memory[0];
+    assert_eq!(u.makespan, (1u128 << 64) + 5);
+    assert_eq!(
+        (m.peak, m.run, m.held),
+        (4, 1u128 << 66, (1u128 << 66) + 20)
+    );
+    assert_eq!(m.past.in_op, 20);
+    assert_eq!(m.run + m.past.total(), m.held);
+}
+
 #[test]
 fn a_wait_for_the_core_and_a_hold_until_the_successor() {
     let u = usage_of(WAITS_FOR_THE_CORE, "[[1,0,1,0,0],[3,0,1,5,0],[2,0,1,8,0]]");

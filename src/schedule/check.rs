@@ -567,23 +567,37 @@ pub(super) fn sources_latest(g: &NodeGraph, s: &Schedule, m: TypeIdx) -> Vec<Opt
 /// as steps `(t, held from t on)` in increasing `t` (one point per instant where
 /// the total changes; releases at `t` count before acquisitions at `t`, as in
 /// the validator). Built from the validator's own `Holds`, so a plot shows
-/// exactly what `check` measured. Holds released at or after 2^64 never end
-/// within the profile.
+/// exactly what `check` measured. Holds released at or after 2^64 (the
+/// validator's sweep never reaches them: every start is below) end after the
+/// sweep, in release order, so the last step is 0 at the latest release.
 pub fn memory_profile(g: &NodeGraph, s: &Schedule, m: TypeIdx) -> Vec<(u128, u128)> {
     let holds = Holds::new(g, s, m);
+    let mut late: Vec<(u128, u64)> = Vec::new();
     let mut acq: Vec<(u64, u64)> = (0..g.n_nodes() as u32)
         .filter_map(|v| {
             let d = g.demand(v, m);
             let from = s.start[v as usize];
-            (d > 0 && (g.dur(v) > 0 || holds.until(g, s, v) > u128::from(from)))
-                .then_some((from, d))
+            if d == 0 {
+                return None;
+            }
+            let until = holds.until(g, s, v);
+            if until > u128::from(u64::MAX) {
+                late.push((until, d));
+            }
+            (g.dur(v) > 0 || until > u128::from(from)).then_some((from, d))
         })
         .collect();
     acq.sort_unstable();
+    late.sort_unstable();
     let rel = &holds.releases;
     let (mut i, mut j) = (0, 0);
     let mut held: u128 = 0;
     let mut out: Vec<(u128, u128)> = Vec::new();
+    let mut step = |t: u128, held: u128| match out.last_mut() {
+        Some(last) if last.1 == held => {}
+        Some(last) if last.0 == t => last.1 = held,
+        _ => out.push((t, held)),
+    };
     while i < acq.len() || j < rel.len() {
         let t = match (acq.get(i), rel.get(j)) {
             (Some(a), Some(r)) => a.0.min(r.0),
@@ -599,10 +613,11 @@ pub fn memory_profile(g: &NodeGraph, s: &Schedule, m: TypeIdx) -> Vec<(u128, u12
             held += u128::from(acq[i].1);
             i += 1;
         }
-        match out.last_mut() {
-            Some(last) if last.1 == held => {}
-            _ => out.push((u128::from(t), held)),
-        }
+        step(u128::from(t), held);
+    }
+    for (t, d) in late {
+        held -= u128::from(d);
+        step(t, held);
     }
     out
 }

@@ -15,6 +15,7 @@ PAIRS = [
     ("tests/data/many-core-types.txt", "tests/data/many-core-types.schedule"),
     ("tests/data/wide-tilings.txt", "tests/data/wide-tilings.one-row-per-op.schedule"),
     ("tests/data/work-2pow64.txt", "tests/data/work-2pow64.schedule"),
+    ("tests/data/held-2pow64.txt", "tests/data/held-2pow64.schedule"),
 ]
 
 
