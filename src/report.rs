@@ -9,12 +9,31 @@ use crate::instance::Instance;
 use crate::schedule::{Report, Rule, Usage};
 use crate::solve::SolveResult;
 
-/// A JSON number for a u128 time: a number when it fits u64, else a string.
-pub fn num(v: u128) -> Value {
-    match u64::try_from(v) {
-        Ok(x) => json!(x),
-        Err(_) => json!(v.to_string()),
+/// How a time or amount beyond u64 goes into JSON: `Digits`, a string of its
+/// exact digits (the CLI's JSON, which many readers parse into doubles), or
+/// `Exact`, a JSON number that keeps every digit (for the Python package,
+/// whose ints hold it). The choice is by the value's type, never by its key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wide {
+    Digits,
+    Exact,
+}
+
+/// A JSON number for a u128 time: a number when it fits u64, else as `Wide`
+/// says.
+pub fn num_as(v: u128, wide: Wide) -> Value {
+    match (u64::try_from(v), wide) {
+        (Ok(x), _) => json!(x),
+        (Err(_), Wide::Digits) => json!(v.to_string()),
+        (Err(_), Wide::Exact) => {
+            Value::Number(serde_json::Number::from_u128(v).expect("arbitrary precision"))
+        }
     }
+}
+
+/// `num_as(v, Wide::Digits)`: the CLI's JSON.
+pub fn num(v: u128) -> Value {
+    num_as(v, Wide::Digits)
 }
 
 fn counts_json(rep: &Report) -> Value {
@@ -76,13 +95,14 @@ pub fn check_json(
         v["tilings_gap"] = json!(crate::solve::gap(ms, u128::from(b.tilings.value)));
     }
     if let Some(u) = usage {
-        v["usage"] = usage_json(u);
+        v["usage"] = usage_json(u, Wide::Digits);
     }
     v
 }
 
 /// The `"usage"` object of `check_json` (also `tmin.check(usage=True)`).
-pub fn usage_json(u: &Usage) -> Value {
+pub fn usage_json(u: &Usage, wide: Wide) -> Value {
+    let num = |v| num_as(v, wide);
     let memory: Vec<Value> = u
         .memory
         .iter()
@@ -331,7 +351,7 @@ pub struct RunInfo<'a> {
 }
 
 /// One line of `tmin solve --progress`: a better schedule or a higher bound.
-pub fn event_json(e: &crate::events::Event) -> Value {
+pub fn event_json(e: &crate::events::Event, wide: Wide) -> Value {
     use crate::events::Event;
     match e {
         Event::Incumbent {
@@ -342,7 +362,7 @@ pub fn event_json(e: &crate::events::Event) -> Value {
         } => json!({
             "event": "incumbent",
             "seconds": seconds,
-            "makespan": num(*makespan),
+            "makespan": num_as(*makespan, wide),
             "engine": engine,
             "step": if step.is_empty() { Value::Null } else { json!(step) },
         }),
@@ -360,12 +380,12 @@ pub fn event_json(e: &crate::events::Event) -> Value {
 }
 
 /// The last line of `tmin solve --progress`: the result as reported.
-pub fn result_event_json(r: &SolveResult, seconds: f64) -> Value {
+pub fn result_event_json(r: &SolveResult, seconds: f64, wide: Wide) -> Value {
     json!({
         "event": "result",
         "seconds": seconds,
         "status": r.status.name(),
-        "makespan": r.makespan.map(num),
+        "makespan": r.makespan.map(|m| num_as(m, wide)),
         "lower_bound": r.lower_bound,
         "bound_source": r.bound_source,
         "gap": r.gap(),

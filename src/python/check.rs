@@ -357,6 +357,6 @@ fn verdict(
         bound_source: bounds.as_ref().map(|b| b.instance.source.clone()),
         tilings_lower_bound: bounds.as_ref().map(|b| b.tilings.value),
         tilings_bound_source: bounds.map(|b| b.tilings.source),
-        usage: usage.map(crate::report::usage_json),
+        usage: usage.map(|u| crate::report::usage_json(u, crate::report::Wide::Exact)),
     })
 }

@@ -117,9 +117,11 @@ pub(crate) fn json_to_py<'py>(
     Ok(match v {
         Value::Null => py.None().into_bound(py),
         Value::Bool(b) => pyo3::types::PyBool::new(py, *b).to_owned().into_any(),
-        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
-            (Some(u), _) => u.into_pyobject(py)?.into_any(),
-            (None, Some(i)) => i.into_pyobject(py)?.into_any(),
+        // Integers beyond u64 come as exact numbers (`report::Wide::Exact`).
+        Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_u128()) {
+            (Some(u), _, _) => u.into_pyobject(py)?.into_any(),
+            (None, Some(i), _) => i.into_pyobject(py)?.into_any(),
+            (None, None, Some(u)) => u.into_pyobject(py)?.into_any(),
             _ => n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any(),
         },
         Value::String(s) => s.into_pyobject(py)?.into_any(),
@@ -133,21 +135,7 @@ pub(crate) fn json_to_py<'py>(
         Value::Object(o) => {
             let d = PyDict::new(py);
             for (k, x) in o {
-                // Times beyond u64 are strings of their digits in the JSON
-                // (`report::num`); Python ints hold them exactly.
-                let wide = match (k.as_str(), x) {
-                    (
-                        "makespan" | "time" | "held" | "run" | "busy" | "start" | "work"
-                        | "wait_cores_busy" | "wait_core_free" | "in_op" | "op_sinks" | "join"
-                        | "successor_wait" | "t_max",
-                        Value::String(s),
-                    ) => s.parse::<u128>().ok(),
-                    _ => None,
-                };
-                match wide {
-                    Some(n) => d.set_item(k, n)?,
-                    None => d.set_item(k, json_to_py(py, x)?)?,
-                }
+                d.set_item(k, json_to_py(py, x)?)?;
             }
             d.into_any()
         }

@@ -229,7 +229,7 @@ pub(crate) fn solve(
             let tx = std::sync::Mutex::new(tx);
             crate::events::Events::to(move |e| {
                 if let Ok(tx) = tx.lock() {
-                    let _ = tx.send(crate::report::event_json(e));
+                    let _ = tx.send(crate::report::event_json(e, crate::report::Wide::Exact));
                 }
             })
         }
@@ -300,7 +300,10 @@ pub(crate) fn solve(
     }
     let seconds = t0.elapsed().as_secs_f64();
     if let Some(f) = &on_progress {
-        let d = json_to_py(py, &crate::report::result_event_json(&r, seconds))?;
+        let d = json_to_py(
+            py,
+            &crate::report::result_event_json(&r, seconds, crate::report::Wide::Exact),
+        )?;
         f.call1(py, (d,))?;
     }
     let mut notes: Vec<String> = r.notes.iter().map(|n| n.text.clone()).collect();

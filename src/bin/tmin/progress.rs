@@ -57,7 +57,8 @@ impl EventLog {
             failed: Mutex::new(None),
         });
         let to = shared.clone();
-        let events = Events::to(move |e| to.line(&report::event_json(e).to_string()));
+        let events =
+            Events::to(move |e| to.line(&report::event_json(e, report::Wide::Digits).to_string()));
         Ok(EventLog { shared, events })
     }
 
@@ -68,7 +69,7 @@ impl EventLog {
 
     /// The last line: the result as reported.
     pub(crate) fn finish(&self, r: &SolveResult) {
-        let v = report::result_event_json(r, self.events.seconds());
+        let v = report::result_event_json(r, self.events.seconds(), report::Wide::Digits);
         self.shared.line(&v.to_string());
     }
 
