@@ -38,6 +38,26 @@ impl<'a> Context<'a> {
     }
 }
 
+/// Runs `f` in a context over `inst`'s combinatorial bounds, without
+/// refutations: an engine run on its own, as a library caller or a test does
+/// it (`pipeline::solve` strengthens the bounds first).
+pub fn with_plain_context<R>(
+    inst: &Instance,
+    opts: &SolveOptions,
+    deadline: Deadline,
+    f: impl FnOnce(&Context) -> R,
+) -> R {
+    let bounds = crate::bounds::combinatorial::lower_bounds(inst);
+    let at_levels = LevelRefutations::default();
+    f(&Context {
+        inst,
+        bounds: &bounds,
+        at_levels: &at_levels,
+        deadline,
+        opts,
+    })
+}
+
 /// How much of the time an engine run alone gives its incumbent step.
 #[derive(Clone, Copy, Debug)]
 pub struct IncumbentShare {
@@ -156,21 +176,14 @@ mod tests {
     fn a_context_with_another_deadline_keeps_the_rest() {
         let text = include_str!("../instances/example1.txt");
         let inst = parse_reader(text.as_bytes(), "example1.txt").unwrap();
-        let bounds = crate::bounds::combinatorial::lower_bounds(&inst);
-        let at_levels = LevelRefutations::default();
         let opts = SolveOptions::default();
         let far = Deadline::after(std::time::Duration::from_secs(60));
-        let ctx = Context {
-            inst: &inst,
-            bounds: &bounds,
-            at_levels: &at_levels,
-            deadline: far,
-            opts: &opts,
-        };
-        let near = ctx.with_deadline(Deadline::after(std::time::Duration::ZERO));
-        assert!(near.deadline.expired() && !ctx.deadline.expired());
-        assert!(std::ptr::eq(near.inst, ctx.inst) && std::ptr::eq(near.bounds, ctx.bounds));
-        assert!(std::ptr::eq(near.at_levels, ctx.at_levels));
-        assert!(std::ptr::eq(near.opts, ctx.opts));
+        with_plain_context(&inst, &opts, far, |ctx| {
+            let near = ctx.with_deadline(Deadline::after(std::time::Duration::ZERO));
+            assert!(near.deadline.expired() && !ctx.deadline.expired());
+            assert!(std::ptr::eq(near.inst, ctx.inst) && std::ptr::eq(near.bounds, ctx.bounds));
+            assert!(std::ptr::eq(near.at_levels, ctx.at_levels));
+            assert!(std::ptr::eq(near.opts, ctx.opts));
+        });
     }
 }

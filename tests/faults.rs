@@ -452,7 +452,7 @@ GetInferenceScheResult([],[[5,1,1],[6,1,1]])"
 /// bound, 33), and the solve must still succeed.
 #[test]
 fn milp_counts_more_than_2_pow_64_tiling_combinations_in_words() {
-    use tmin::engine::{Context, Engine};
+    use tmin::engine::{Engine, with_plain_context};
     use tmin::milp::engine::MilpEngine;
     use tmin::solve::{SolveOptions, SolveResult, Status};
     use tmin::stop::Deadline;
@@ -462,18 +462,12 @@ fn milp_counts_more_than_2_pow_64_tiling_combinations_in_words() {
     assert!(!out.contains("18446744073709551615"), "{out}");
     let text = std::fs::read_to_string(&path).unwrap();
     let inst = tmin::instance::parse_reader(text.as_bytes(), &path).unwrap();
-    let bounds = tmin::bounds::combinatorial::lower_bounds(&inst);
     let opts = SolveOptions::default();
-    let at_levels = tmin::bounds::nogoods::LevelRefutations::default();
-    let ctx = Context {
-        inst: &inst,
-        bounds: &bounds,
-        at_levels: &at_levels,
-        deadline: Deadline::after(std::time::Duration::from_secs(1)),
-        opts: &opts,
-    };
+    let deadline = Deadline::after(std::time::Duration::from_secs(1));
     let none = SolveResult::without_schedule(Status::Unknown, 0, "none", "test");
-    let r = MilpEngine::default().search(&ctx, none);
+    let r = with_plain_context(&inst, &opts, deadline, |ctx| {
+        MilpEngine::default().search(ctx, none)
+    });
     let notes: Vec<&str> = r.notes.iter().map(|n| n.text.as_str()).collect();
     assert!(
         notes

@@ -328,35 +328,27 @@ GetInferenceScheResult([],[[1,1,1],[2,2,1]])";
 /// incumbent (list scheduling's), or from none.
 #[test]
 fn search_from_a_shared_incumbent() {
-    use tmin::engine::{Context, Engine};
+    use tmin::engine::{Engine, with_plain_context};
     use tmin::list::engine::ListEngine;
     use tmin::milp::engine::MilpEngine;
     use tmin::stop::Deadline;
     for (text, expected) in [(JOINT, Some(6)), (HOLD, Some(4)), (DEADLOCK, None)] {
         let inst = parse(text);
-        let bounds = tmin::bounds::combinatorial::lower_bounds(&inst);
         let o = opts(20);
-        let at_levels = tmin::bounds::nogoods::LevelRefutations::default();
-        let ctx = |d: Duration| Context {
-            inst: &inst,
-            bounds: &bounds,
-            at_levels: &at_levels,
-            deadline: Deadline::after(d),
-            opts: &o,
-        };
-        let none = || SolveResult::without_schedule(Status::Unknown, 0, "none", "test");
-        let given = [
-            ListEngine::default().search(&ctx(Duration::from_millis(20)), none()),
-            none(),
-        ];
-        for inc in given {
-            let r = MilpEngine::default().search(&ctx(Duration::from_secs(20)), inc);
-            sane(&inst, &r);
-            match expected {
-                Some(m) => assert_eq!((r.status, r.makespan), (Status::Optimal, Some(m))),
-                None => assert_eq!(r.status, Status::Infeasible, "{:?}", r.notes),
+        let far = Deadline::after(Duration::from_secs(20));
+        with_plain_context(&inst, &o, far, |ctx| {
+            let near = ctx.with_deadline(Deadline::after(Duration::from_millis(20)));
+            let none = || SolveResult::without_schedule(Status::Unknown, 0, "none", "test");
+            let given = [ListEngine::default().search(&near, none()), none()];
+            for inc in given {
+                let r = MilpEngine::default().search(ctx, inc);
+                sane(&inst, &r);
+                match expected {
+                    Some(m) => assert_eq!((r.status, r.makespan), (Status::Optimal, Some(m))),
+                    None => assert_eq!(r.status, Status::Infeasible, "{:?}", r.notes),
+                }
             }
-        }
+        });
     }
 }
 

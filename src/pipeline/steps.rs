@@ -465,8 +465,6 @@ pub fn list_for_the_rest(ctx: &Context, r: SolveResult) -> SolveResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bounds::nogoods::LevelRefutations;
-    use crate::engine::Context;
     use crate::solve::SolveOptions;
     use crate::stop::Deadline;
 
@@ -483,30 +481,24 @@ mod tests {
             env!("CARGO_MANIFEST_DIR")
         );
         let inst = crate::instance::parse_file(std::path::Path::new(&path)).expect("parses");
-        let bounds = crate::bounds::combinatorial::lower_bounds(&inst);
-        let at_levels = LevelRefutations::default();
         let opts = SolveOptions::default();
-        let ctx = Context {
-            inst: &inst,
-            bounds: &bounds,
-            at_levels: &at_levels,
-            deadline: Deadline::after(Duration::from_secs(20)),
-            opts: &opts,
-        };
-        let none = IncumbentShare {
-            seconds: |_, _| 0.0,
-            patience: Some(crate::list::INCUMBENT_PATIENCE),
-        };
-        // The share alone: no schedule.
-        let list = ListEngine {
-            options: ListOptions::default(),
-        };
-        let alone = list.run(&ctx, Duration::ZERO, None);
-        assert!(alone.makespan.is_none(), "{:?}", alone.notes);
-        let r = incumbent(&ctx, none);
-        let s = r.schedule.as_ref().expect("a schedule from the second run");
-        let g = crate::graph::NodeGraph::new(&inst, s.choice.clone()).unwrap();
-        assert!(crate::schedule::check(&g, s, 5).is_empty());
-        assert!(u128::from(r.lower_bound) <= r.makespan.unwrap());
+        let deadline = Deadline::after(Duration::from_secs(20));
+        crate::engine::with_plain_context(&inst, &opts, deadline, |ctx| {
+            let none = IncumbentShare {
+                seconds: |_, _| 0.0,
+                patience: Some(crate::list::INCUMBENT_PATIENCE),
+            };
+            // The share alone: no schedule.
+            let list = ListEngine {
+                options: ListOptions::default(),
+            };
+            let alone = list.run(ctx, Duration::ZERO, None);
+            assert!(alone.makespan.is_none(), "{:?}", alone.notes);
+            let r = incumbent(ctx, none);
+            let s = r.schedule.as_ref().expect("a schedule from the second run");
+            let g = crate::graph::NodeGraph::new(&inst, s.choice.clone()).unwrap();
+            assert!(crate::schedule::check(&g, s, 5).is_empty());
+            assert!(u128::from(r.lower_bound) <= r.makespan.unwrap());
+        });
     }
 }
