@@ -11,6 +11,12 @@
 //! touches, so a block answers for its largest member: the test can only be
 //! stricter than the exact one, never looser (a guard that refuses a start it
 //! could have allowed costs parallelism, never legality).
+//!
+//! Not `list::profile::MaxTree`, the insertion passes' tree: that one counts
+//! cells of time in i64 (its passes refuse memory sizes of 2^52 or more and
+//! keep negative reserves) and finds first fits; this one counts list
+//! positions, exact in wrapping u64 for sizes up to 2^64, since the guarded
+//! pass is the construction every instance gets.
 
 /// Largest number of blocks per tree: at most 2^17 leaves, about 4 MiB a tree.
 const MAX_BLOCKS: usize = 1 << 17;
