@@ -30,8 +30,15 @@ pub struct Policy {
     pub window_quick: Duration,
     pub window_share: f64,
     /// Time left below which an unfinished search does not hand what is
-    /// left to list scheduling (`steps::list_for_the_rest`).
+    /// left to list scheduling (`steps::list_for_the_rest`):
+    /// `least_rest_floor` plus `least_rest_node` a node, at most
+    /// `least_rest`: list scheduling from an incumbent keeps a deadline of a
+    /// few microseconds a node, and on a hundred nodes the last 0.4 s of a
+    /// one-second solve are hundreds of its passes, which a flat half
+    /// second threw away (results/policy.md).
     pub least_rest: Duration,
+    pub least_rest_floor: Duration,
+    pub least_rest_node: Duration,
     /// The incumbent step's second run, where its share found no schedule
     /// for want of time: this share of the time left (`steps::incumbent`).
     /// An exact engine without an incumbent models the whole horizon, and
@@ -50,5 +57,18 @@ pub const POLICY: Policy = Policy {
     window_quick: Duration::from_millis(40),
     window_share: 0.1,
     least_rest: Duration::from_millis(500),
+    least_rest_floor: Duration::from_millis(20),
+    least_rest_node: Duration::from_micros(2),
     incumbent_retry: 0.25,
 };
+
+impl Policy {
+    /// The least time left for `steps::list_for_the_rest` on a node graph
+    /// of up to `nodes` nodes.
+    pub fn least_rest_for(&self, nodes: u64) -> Duration {
+        let per_node = self
+            .least_rest_node
+            .saturating_mul(u32::try_from(nodes).unwrap_or(u32::MAX));
+        (self.least_rest_floor + per_node).min(self.least_rest)
+    }
+}

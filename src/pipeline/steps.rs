@@ -442,7 +442,8 @@ pub fn natural_at_bound(ctx: &Context, r: SolveResult, time: Duration) -> SolveR
 /// up): list scheduling improves the best schedule until the deadline, so
 /// the time is never returned unused.
 pub fn list_for_the_rest(ctx: &Context, r: SolveResult) -> SolveResult {
-    if r.status.is_settled() || ctx.deadline.remaining() <= POLICY.least_rest {
+    let least = POLICY.least_rest_for(ctx.inst.max_nodes());
+    if r.status.is_settled() || ctx.deadline.remaining() <= least {
         return r;
     }
     let t = Instant::now();
@@ -467,6 +468,26 @@ mod tests {
     use super::*;
     use crate::solve::SolveOptions;
     use crate::stop::Deadline;
+
+    /// With 0.2 s left on a small instance (far above its least rest, below
+    /// the largest), the rest goes to list scheduling: from no schedule to
+    /// a legal one.
+    #[test]
+    fn the_rest_of_a_short_solve_goes_to_list_scheduling() {
+        let text = include_str!("../../instances/example1.txt");
+        let inst = crate::instance::parse_reader(text.as_bytes(), "example1.txt").unwrap();
+        assert!(POLICY.least_rest_for(inst.max_nodes()) < Duration::from_millis(100));
+        assert_eq!(POLICY.least_rest_for(u64::MAX), POLICY.least_rest);
+        let opts = SolveOptions::default();
+        let deadline = Deadline::after(Duration::from_millis(200));
+        crate::engine::with_plain_context(&inst, &opts, deadline, |ctx| {
+            let none = SolveResult::without_schedule(Status::Unknown, 0, "none", "test");
+            let r = list_for_the_rest(ctx, none);
+            let s = r.schedule.as_ref().expect("a schedule from the rest");
+            let g = crate::graph::NodeGraph::new(&inst, s.choice.clone()).unwrap();
+            assert!(crate::schedule::check(&g, s, 5).is_empty());
+        });
+    }
 
     /// Where the incumbent step's share finds no schedule, a second run on
     /// `Policy::incumbent_retry` of the time left does: on
