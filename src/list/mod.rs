@@ -286,7 +286,17 @@ pub fn solve_with_bounds(
         let mut r =
             SolveResult::without_schedule(Status::Unknown, run.lb, &bounds.best.source, ENGINE);
         r.notes.extend(run.notes);
-        r.note("no legal schedule found by list scheduling (not a proof of infeasibility)");
+        if run.deadline.expired() {
+            // Some ways to a first schedule (the other tiling choice, the
+            // fitted and searched orders, the repair) may not have begun.
+            r.note(
+                "no legal schedule found by list scheduling before the time limit, which ended \
+                 it before every way to a first schedule was tried: a longer limit may find one \
+                 (not a proof of infeasibility)",
+            );
+        } else {
+            r.note("no legal schedule found by list scheduling (not a proof of infeasibility)");
+        }
         return r;
     }
     log::debug!("first phase done in {:.2} s", run.deadline.elapsed());

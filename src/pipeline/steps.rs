@@ -515,6 +515,9 @@ mod tests {
             };
             let alone = list.run(ctx, Duration::ZERO, None);
             assert!(alone.makespan.is_none(), "{:?}", alone.notes);
+            // It says that the limit, not the instance, stopped it.
+            let last = alone.notes.last().map_or("", |n| n.text.as_str());
+            assert!(last.contains("a longer limit may find one"), "{last}");
             let r = incumbent(ctx, none);
             let s = r.schedule.as_ref().expect("a schedule from the second run");
             let g = crate::graph::NodeGraph::new(&inst, s.choice.clone()).unwrap();
