@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use super::highs::{Col, Expr, Milp};
 use super::model::{Ctx, Formulated, hold_end, longest_paths, point_starts};
 use super::net::{Net, Target};
+use crate::stop::Deadline;
 
 /// A pair on a one-core type whose order is open: `col = 1` iff u runs before v.
 struct Unary {
@@ -69,11 +70,23 @@ pub(super) struct Disjunctive<'c, 'n, 'g, 'a> {
     core_order: HashMap<(u32, u32), Expr>,
 }
 
-/// The horizon leaves no schedule (two nodes can be ordered neither way).
-pub(super) struct NoSchedule;
+/// Why no model was built.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum NoModel {
+    /// The horizon leaves no schedule (two nodes can be ordered neither way).
+    NoSchedule,
+    /// The deadline came first: the quadratic parts (pairs of nodes on a
+    /// resource) look at the clock once a node, since a model over a few
+    /// hundred nodes can take seconds to build.
+    Deadline,
+}
 
 impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
-    pub(super) fn build(ctx: &'c Ctx<'n, 'g, 'a>, names: bool) -> Result<Self, NoSchedule> {
+    pub(super) fn build(
+        ctx: &'c Ctx<'n, 'g, 'a>,
+        names: bool,
+        deadline: &Deadline,
+    ) -> Result<Self, NoModel> {
         let mut d = Disjunctive {
             ctx,
             milp: Milp::new(names),
@@ -84,8 +97,8 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
             flows: Vec::new(),
             core_order: HashMap::new(),
         };
-        d.variables()?;
-        d.constraints();
+        d.variables(deadline)?;
+        d.constraints(deadline)?;
         d.objective();
         Ok(d)
     }
@@ -110,7 +123,7 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
     }
 
     /// Columns: starts, makespan, ordering binaries, hold ends, flows.
-    fn variables(&mut self) -> Result<(), NoSchedule> {
+    fn variables(&mut self, deadline: &Deadline) -> Result<(), NoModel> {
         let net = self.net();
         let ctx = self.ctx;
         for v in 0..net.n_points as u32 {
@@ -132,14 +145,14 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
                 continue;
             }
             if k == 1 {
-                self.one_core_orders(&nodes)?;
+                self.one_core_orders(&nodes, deadline)?;
             } else {
-                self.core_flow(c, k, &nodes);
+                self.core_flow(c, k, &nodes, deadline)?;
             }
         }
         for (mi, mt) in net.mems.iter().enumerate() {
             if ctx.memory_may_bind(mt) {
-                self.memory_flow(mi, mt);
+                self.memory_flow(mi, mt, deadline)?;
             }
         }
         Ok(())
@@ -147,8 +160,11 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
 
     /// A one-core type: an ordering binary per pair whose order the windows
     /// leave open, a constant order where they fix it.
-    fn one_core_orders(&mut self, nodes: &[u32]) -> Result<(), NoSchedule> {
+    fn one_core_orders(&mut self, nodes: &[u32], deadline: &Deadline) -> Result<(), NoModel> {
         for (a, &u) in nodes.iter().enumerate() {
+            if deadline.expired() {
+                return Err(NoModel::Deadline);
+            }
             for &v in &nodes[a + 1..] {
                 let uv = self.may_precede(u, v);
                 let vu = self.may_precede(v, u);
@@ -171,7 +187,7 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
                     }
                     (true, false) => (u, v),
                     (false, true) => (v, u),
-                    (false, false) => return Err(NoSchedule),
+                    (false, false) => return Err(NoModel::NoSchedule),
                 };
                 if !self.must_precede(first, second) {
                     self.forced.push((first, second));
@@ -184,7 +200,13 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
     }
 
     /// A type of several cores: a flow of `k` units through its nodes.
-    fn core_flow(&mut self, c: usize, k: u32, nodes: &[u32]) {
+    fn core_flow(
+        &mut self,
+        c: usize,
+        k: u32,
+        nodes: &[u32],
+        deadline: &Deadline,
+    ) -> Result<(), NoModel> {
         let net = self.net();
         let ctx = self.ctx;
         let type_id = net.g.inst.platform.cores[c].id;
@@ -210,7 +232,7 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
             mem: None,
             cores: Some(k),
         };
-        self.flow_columns(&mut res);
+        self.flow_columns(&mut res, deadline)?;
         for a in &res.arcs {
             let (u, v) = (res.items[a.i].v, res.items[a.j].v);
             let e = match a.order {
@@ -229,10 +251,16 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
             }
         }
         self.flows.push(res);
+        Ok(())
     }
 
     /// A memory type that may bind: hold-end columns and a flow of its size.
-    fn memory_flow(&mut self, mi: usize, mt: &super::net::MemType) {
+    fn memory_flow(
+        &mut self,
+        mi: usize,
+        mt: &super::net::MemType,
+        deadline: &Deadline,
+    ) -> Result<(), NoModel> {
         let net = self.net();
         let ctx = self.ctx;
         let mem_id = net.g.inst.platform.mems[mt.m as usize].id;
@@ -274,16 +302,20 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
             mem: Some(mi),
             cores: None,
         };
-        self.flow_columns(&mut res);
+        self.flow_columns(&mut res, deadline)?;
         self.flows.push(res);
+        Ok(())
     }
 
     /// Ordering binaries and flow columns of a flow-modelled resource.
-    fn flow_columns(&mut self, res: &mut FlowRes) {
+    fn flow_columns(&mut self, res: &mut FlowRes, deadline: &Deadline) -> Result<(), NoModel> {
         let net = self.net();
         let ctx = self.ctx;
         let mt = res.mem.map(|m| &net.mems[m]);
         for i in 0..res.items.len() {
+            if deadline.expired() {
+                return Err(NoModel::Deadline);
+            }
             for j in 0..res.items.len() {
                 if i == j {
                     continue;
@@ -322,10 +354,11 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
             let name = format!("snk{}_{lab}", res.name);
             res.sink.push(self.milp.col(0.0, it.demand, false, || name));
         }
+        Ok(())
     }
 
     /// Rows: precedence, makespan, disjunctions, flows, holds, valid inequalities.
-    fn constraints(&mut self) {
+    fn constraints(&mut self, deadline: &Deadline) -> Result<(), NoModel> {
         let net = self.net();
         let ctx = self.ctx;
         let (es, ls, p) = (&ctx.es, &ctx.ls, &net.p);
@@ -371,9 +404,13 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
         self.core_cuts();
         let flows = std::mem::take(&mut self.flows);
         for res in &flows {
+            if deadline.expired() {
+                return Err(NoModel::Deadline);
+            }
             self.flow_rows(res);
         }
         self.flows = flows;
+        Ok(())
     }
 
     /// Per core type and node v: the work ordered before v fits between the
@@ -679,5 +716,38 @@ impl Formulated for Disjunctive<'_, '_, '_, '_> {
         }
         let t = longest_paths(&lo, &arcs)?;
         Ok(t[..net.n].to_vec())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::NodeGraph;
+    use crate::instance::parse_reader;
+
+    /// Two ops on one type of two cores and one memory: flows on both, so
+    /// the build looks at the clock; past the deadline it stops there, and
+    /// with time left it builds the model.
+    #[test]
+    fn the_build_stops_at_the_deadline() {
+        let text = "SetSocInfo([[0,2]],[[0,10]])
+AddOpInfo(1,1,0,[[1,2]],[[1,0,3],[2,0,2]],[[1,0,6],[2,0,6]])
+AddOpInfo(2,1,0,[[1,2]],[[1,0,2],[2,0,4]],[[1,0,6],[2,0,6]])
+GetInferenceScheResult([],[[1,1,1],[2,2,1]])
+";
+        let inst = parse_reader(text.as_bytes(), "two.txt").unwrap();
+        let g = NodeGraph::new(&inst, vec![0, 1]).unwrap();
+        let net = Net::new(&g).unwrap();
+        let ctx = Ctx::new(&net, 40, 0).expect("a horizon of 40 holds a schedule");
+        let past = Deadline::after(std::time::Duration::ZERO);
+        assert_eq!(
+            Disjunctive::build(&ctx, false, &past).err(),
+            Some(NoModel::Deadline)
+        );
+        let far = Deadline::after(std::time::Duration::from_secs(60));
+        let Ok(d) = Disjunctive::build(&ctx, false, &far) else {
+            panic!("no model with a minute left");
+        };
+        assert!(!d.flows.is_empty() && d.milp().n_rows() > 0);
     }
 }

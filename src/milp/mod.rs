@@ -137,9 +137,10 @@ pub fn search(
         inc.note("milp: no time left after the incumbent step (the MILP did not run)");
         return inc;
     }
-    let mut e = Engine::new(inst, opts, mopts, true);
+    // The given bounds: computing them again took a fifth of a second and
+    // more on instances with a few memory types, past a short deadline.
+    let mut e = Engine::new(inst, opts, mopts, bounds.clone(), true);
     e.deadline = deadline.clone();
-    e.bounds = bounds.clone();
     e.floor = inc.lower_bound;
     e.floor_source = inc.bound_source.clone();
     if let (Some(s), Some(m)) = (inc.schedule.clone(), inc.makespan) {
@@ -220,7 +221,7 @@ fn count_text(x: Option<u64>) -> String {
 #[doc(hidden)]
 pub fn solve_cold(inst: &Instance, opts: &SolveOptions, mopts: &MilpOptions) -> SolveResult {
     let t0 = std::time::Instant::now();
-    let mut r = Engine::new(inst, opts, mopts, false).cold();
+    let mut r = Engine::new(inst, opts, mopts, lower_bounds(inst), false).cold();
     r.wall_seconds = t0.elapsed().as_secs_f64();
     r
 }
@@ -252,13 +253,19 @@ struct Engine<'a> {
 }
 
 impl<'a> Engine<'a> {
-    fn new(inst: &'a Instance, opts: &'a SolveOptions, mopts: &'a MilpOptions, warm: bool) -> Self {
+    fn new(
+        inst: &'a Instance,
+        opts: &'a SolveOptions,
+        mopts: &'a MilpOptions,
+        bounds: Bounds,
+        warm: bool,
+    ) -> Self {
         Engine {
             inst,
             opts,
             mopts,
             deadline: opts.deadline(),
-            bounds: lower_bounds(inst),
+            bounds,
             best: None,
             best_makespan: u128::MAX,
             best_how: String::new(),
@@ -779,19 +786,27 @@ impl<'a> Engine<'a> {
         };
         let form = self.formulation(&ctx, net, &label, h);
         let names = self.mopts.export_dir.is_some();
-        let built: Result<Box<dyn Formulated + '_>, ()> = match form {
+        let built: Result<Box<dyn Formulated + '_>, disjunctive::NoModel> = match form {
             Formulation::TimeIndexed => Ok(Box::new(TimeIndexed::build(&ctx, names))),
-            _ => match Disjunctive::build(&ctx, names) {
-                Ok(d) => Ok(Box::new(d)),
-                Err(disjunctive::NoSchedule) => Err(()),
-            },
+            _ => Disjunctive::build(&ctx, names, &self.deadline)
+                .map(|d| Box::new(d) as Box<dyn Formulated + '_>),
         };
-        let Ok(model) = built else {
-            self.note(format!(
-                "{label}: two nodes can be ordered neither way within the horizon"
-            ));
-            combo.closed = true;
-            return;
+        let model = match built {
+            Ok(model) => model,
+            Err(disjunctive::NoModel::NoSchedule) => {
+                self.note(format!(
+                    "{label}: two nodes can be ordered neither way within the horizon"
+                ));
+                combo.closed = true;
+                return;
+            }
+            Err(disjunctive::NoModel::Deadline) => {
+                self.note(format!(
+                    "{label}: the deadline came while the disjunctive model was built; abandoned"
+                ));
+                self.abandoned = true;
+                return;
+            }
         };
         let form_name = if form == Formulation::TimeIndexed {
             "time-indexed"
