@@ -331,7 +331,10 @@ fn shared_encoding<'m, 'a>(
         // encoding is far larger are declined as fast as before.
         enc.widen_budget(wider);
         let t0 = Instant::now();
-        let n = enc.memory_triples(instant_after(t0, CHOICES.triples_time).min(deadline.end));
+        let n = enc.memory_triples(
+            instant_after(t0, CHOICES.triples_time).min(deadline.end),
+            deadline.end,
+        );
         log::info!(
             "choices: {n} memory triples up front in {:.3} s",
             t0.elapsed().as_secs_f64()

@@ -182,9 +182,11 @@ impl<'m, 'a> Encoder<'m, 'a> {
     /// the cut `no_common_hold` that the search would otherwise add lazily,
     /// one decoded schedule at a time. Added after the build, until the
     /// encoding reaches three quarters of its budget (the rest is the
-    /// search's) or `until` passes; nodes of duration 0 are left to the lazy
-    /// cuts (their holds may be empty). Returns the cuts added.
-    pub fn memory_triples(&mut self, until: Instant) -> usize {
+    /// search's) or `until` passes (looked at every 2^14 candidate triples),
+    /// or `hard` (the search's deadline, looked at every 8 cuts); nodes of
+    /// duration 0 are left to the lazy cuts (their holds may be empty).
+    /// Returns the cuts added.
+    pub fn memory_triples(&mut self, until: Instant, hard: Instant) -> usize {
         let m = self.m.clone();
         let cap = self.limits.max_bytes / 4 * 3;
         let mut added = 0usize;
@@ -233,7 +235,13 @@ impl<'m, 'a> Encoder<'m, 'a> {
                         }
                         self.no_common_hold(&[p.0, q.0, r.0], mt);
                         added += 1;
-                        if added.is_multiple_of(256) && self.bytes_estimate() > cap {
+                        // A cut spans the whole horizon (a quarter of a
+                        // millisecond on a hundred nodes): the deadline is
+                        // looked at after every few, not only every 2^14
+                        // candidates as `until` is.
+                        if added.is_multiple_of(8)
+                            && (Instant::now() >= hard || self.bytes_estimate() > cap)
+                        {
                             break 'types;
                         }
                     }

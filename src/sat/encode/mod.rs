@@ -898,7 +898,7 @@ GetInferenceScheResult([],[[1,1,1],[2,2,1],[3,3,1]])";
         let m = Model::new(&inst, &cand);
         assert_eq!(m.g, 1);
         let mut eager = Encoder::new(&m, 30);
-        assert_eq!(eager.memory_triples(far()), 1);
+        assert_eq!(eager.memory_triples(far(), far()), 1);
         let a = eager.decide(19, &[], far());
         assert!(matches!(a, Answer::Unsat), "{a:?}");
         assert_eq!(eager.stats.solves, 1);
@@ -932,7 +932,7 @@ GetInferenceScheResult([],[[1,1,1],[2,2,1],[3,3,1]])";
             let mut verdict = |eager: bool, t: i64| {
                 let mut enc = Encoder::new(&m, tmax);
                 if eager {
-                    with_triples += usize::from(enc.memory_triples(far()) > 0);
+                    with_triples += usize::from(enc.memory_triples(far(), far()) > 0);
                 }
                 match enc.decide(t, &[], far()) {
                     Answer::Sat(d) => Some(d.makespan(&m) as i64 <= t),
