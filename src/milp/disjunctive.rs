@@ -76,10 +76,14 @@ pub(super) enum NoModel {
     /// The horizon leaves no schedule (two nodes can be ordered neither way).
     NoSchedule,
     /// The deadline came first: the quadratic parts (pairs of nodes on a
-    /// resource) look at the clock once a node, since a model over a few
+    /// resource) look at the clock once a node (the columns) or every
+    /// `PAIRS_BETWEEN_LOOKS` pairs (the rows), since a model over a few
     /// hundred nodes can take seconds to build.
     Deadline,
 }
+
+/// Pairs of a resource's rows built between two looks at the clock.
+const PAIRS_BETWEEN_LOOKS: usize = 1024;
 
 impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
     pub(super) fn build(
@@ -404,10 +408,7 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
         self.core_cuts();
         let flows = std::mem::take(&mut self.flows);
         for res in &flows {
-            if deadline.expired() {
-                return Err(NoModel::Deadline);
-            }
-            self.flow_rows(res);
+            self.flow_rows(res, deadline)?;
         }
         self.flows = flows;
         Ok(())
@@ -471,7 +472,7 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
         }
     }
 
-    fn flow_rows(&mut self, res: &FlowRes) {
+    fn flow_rows(&mut self, res: &FlowRes, deadline: &Deadline) -> Result<(), NoModel> {
         let net = self.net();
         let ctx = self.ctx;
         let nm = &res.name;
@@ -519,7 +520,10 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
         for (k, a) in res.arcs.iter().enumerate() {
             index.insert((a.i, a.j), k);
         }
-        for a in &res.arcs {
+        for (k, a) in res.arcs.iter().enumerate() {
+            if k % PAIRS_BETWEEN_LOOKS == 0 && deadline.expired() {
+                return Err(NoModel::Deadline);
+            }
             let (it, jt) = (&res.items[a.i], &res.items[a.j]);
             let (lu, lv) = (self.label(it.v), self.label(jt.v));
             if let Some(z) = a.order {
@@ -582,6 +586,7 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
             let last = self.milp.row_upper.len() - 1;
             self.milp.row_upper[last] = f64::from(k);
         }
+        Ok(())
     }
 
     fn objective(&mut self) {
