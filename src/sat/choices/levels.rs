@@ -151,10 +151,17 @@ impl Search<'_, '_> {
                     // of the nodes: over the shared one its first answer
                     // runs out where alone it is decided in about two
                     // seconds, results/archive/lanes-ab-natural-probe.md),
-                    // on four first answers' time of a choice alone.
+                    // on a quarter of the time left, at least four first
+                    // answers' time of a choice alone, as this thread's CPU
+                    // time: the same work on a loaded machine. From some
+                    // list schedules it needs more than four answers'
+                    // time; undecided, it waits behind the level's other
+                    // choices, thousands on lanes-150-m2, each cut short in
+                    // turn until the deadline (tests/choices.rs).
                     let v = if natural {
-                        let time = opts.alone_sub_time * CHOICES.first_at_level;
-                        s.decide_alone(&choice, Ask::AtMost(level), time, deadline)
+                        let effort = opts.alone_sub_time * CHOICES.first_at_level;
+                        let by = deadline.capped_effort(effort.max(deadline.remaining() / 4));
+                        s.decide_alone(&choice, Ask::AtMost(level), by.remaining(), &by)
                     } else {
                         s.decide(&choice, Ask::AtMost(level), time, deadline)
                     };
