@@ -111,10 +111,6 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
         self.ctx.net
     }
 
-    fn label(&self, v: u32) -> String {
-        self.net().label(v)
-    }
-
     /// Can u end before v starts within the windows (and no path v -> u)?
     fn may_precede(&self, u: u32, v: u32) -> bool {
         let (es, ls, p) = (&self.ctx.es, &self.ctx.ls, &self.net().p);
@@ -131,12 +127,11 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
         let net = self.net();
         let ctx = self.ctx;
         for v in 0..net.n_points as u32 {
-            let name = format!("S_{}", self.label(v));
             let col = self.milp.col(
                 ctx.es[v as usize] as f64,
                 ctx.ls[v as usize] as f64,
                 false,
-                || name,
+                || format!("S_{}", net.label(v)),
             );
             self.s.push(col);
         }
@@ -179,8 +174,9 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
                         } else if self.must_precede(v, u) {
                             (v, u)
                         } else {
-                            let name = format!("o_{}_{}", self.label(u), self.label(v));
-                            let col = self.milp.binary(|| name);
+                            let col = self.milp.binary(|| {
+                                format!("o_{}_{}", self.ctx.net.label(u), self.ctx.net.label(v))
+                            });
                             self.unary.push(Unary { u, v, col });
                             self.core_order.insert((u, v), Expr::var(col));
                             let mut rev = Expr::constant(1.0);
@@ -272,21 +268,21 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
         let mut aggs = Vec::with_capacity(mt.aggs.len());
         for (ai, ag) in mt.aggs.iter().enumerate() {
             let (lo, hi) = ctx.agg_window(ag);
-            let name = format!("L{mem_id}_{}_{ai}", net.g.inst.graph.ops[ag.op as usize].id);
-            aggs.push(self.milp.col(lo as f64, hi as f64, false, || name));
+            aggs.push(self.milp.col(lo as f64, hi as f64, false, || {
+                format!("L{mem_id}_{}_{ai}", net.g.inst.graph.ops[ag.op as usize].id)
+            }));
         }
         let mut items = Vec::with_capacity(mt.holders.len());
         for (i, hd) in mt.holders.iter().enumerate() {
             let w = ctx.hold_window(mt, i);
-            let lab = self.label(hd.v);
+            let lab = net.label(hd.v);
             let end = (!hd.targets.is_empty()).then(|| {
-                let name = format!("R{mem_id}_{lab}");
-                self.milp.col(w.er as f64, w.ru as f64, false, || name)
+                self.milp.col(w.er as f64, w.ru as f64, false, || {
+                    format!("R{mem_id}_{lab}")
+                })
             });
-            let nonempty = (net.p[hd.v as usize] == 0).then(|| {
-                let name = format!("w{mem_id}_{lab}");
-                self.milp.binary(|| name)
-            });
+            let nonempty = (net.p[hd.v as usize] == 0)
+                .then(|| self.milp.binary(|| format!("w{mem_id}_{lab}")));
             items.push(FlowItem {
                 v: hd.v,
                 demand: hd.demand as f64 / cap,
@@ -339,24 +335,26 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
                                     .all(|&y| y == v || net.precedes(y, v))
                             }),
                         });
-                let (lu, lv) = (self.label(u), self.label(v));
-                let order = (!implied).then(|| {
-                    let name = format!("z{}_{lu}_{lv}", res.name);
-                    self.milp.binary(|| name)
-                });
+                let (lu, lv) = (net.label(u), net.label(v));
+                let order =
+                    (!implied).then(|| self.milp.binary(|| format!("z{}_{lu}_{lv}", res.name)));
                 let cap = res.items[i].demand.min(res.items[j].demand);
-                let name = format!("f{}_{lu}_{lv}", res.name);
-                let flow = self.milp.col(0.0, cap, false, || name);
+                let flow = self
+                    .milp
+                    .col(0.0, cap, false, || format!("f{}_{lu}_{lv}", res.name));
                 res.arcs.push(FlowArc { i, j, order, flow });
             }
         }
         for it in &res.items {
-            let lab = self.label(it.v);
-            let name = format!("src{}_{lab}", res.name);
-            res.source
-                .push(self.milp.col(0.0, it.demand, false, || name));
-            let name = format!("snk{}_{lab}", res.name);
-            res.sink.push(self.milp.col(0.0, it.demand, false, || name));
+            let lab = net.label(it.v);
+            res.source.push(
+                self.milp
+                    .col(0.0, it.demand, false, || format!("src{}_{lab}", res.name)),
+            );
+            res.sink.push(
+                self.milp
+                    .col(0.0, it.demand, false, || format!("snk{}_{lab}", res.name)),
+            );
         }
         Ok(())
     }
@@ -371,17 +369,19 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
             for &w in &net.succ[u as usize] {
                 let mut e = Expr::var(self.s[w as usize]);
                 e.add(self.s[u as usize], -1.0);
-                let name = format!("prec_{}_{}", self.label(u), self.label(w));
-                self.milp.ge(&e, p[u as usize] as f64, || name);
+                self.milp.ge(&e, p[u as usize] as f64, || {
+                    format!("prec_{}_{}", net.label(u), net.label(w))
+                });
             }
         }
         // Makespan: C >= S_v + p_v + tail_v.
         for v in 0..net.n as u32 {
             let mut e = Expr::var(self.c);
             e.add(self.s[v as usize], -1.0);
-            let name = format!("mk_{}", self.label(v));
             self.milp
-                .ge(&e, (p[v as usize] + net.tail[v as usize]) as f64, || name);
+                .ge(&e, (p[v as usize] + net.tail[v as usize]) as f64, || {
+                    format!("mk_{}", net.label(v))
+                });
         }
         // One-core types: big-M disjunctions with the tightest M.
         for k in 0..self.unary.len() {
@@ -390,20 +390,23 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
             let m1 = (ls[ui] + p[ui] - es[vi]) as f64;
             let mut e = Expr::var(self.s[vi]);
             e.add(self.s[ui], -1.0).add(col, -m1);
-            let name = format!("dis_{}_{}", self.label(u), self.label(v));
-            self.milp.ge(&e, p[ui] as f64 - m1, || name);
+            self.milp.ge(&e, p[ui] as f64 - m1, || {
+                format!("dis_{}_{}", net.label(u), net.label(v))
+            });
             let m2 = (ls[vi] + p[vi] - es[ui]) as f64;
             let mut e = Expr::var(self.s[ui]);
             e.add(self.s[vi], -1.0).add(col, m2);
-            let name = format!("dis_{}_{}", self.label(v), self.label(u));
-            self.milp.ge(&e, p[vi] as f64, || name);
+            self.milp.ge(&e, p[vi] as f64, || {
+                format!("dis_{}_{}", net.label(v), net.label(u))
+            });
         }
         for k in 0..self.forced.len() {
             let (u, v) = self.forced[k];
             let mut e = Expr::var(self.s[v as usize]);
             e.add(self.s[u as usize], -1.0);
-            let name = format!("ord_{}_{}", self.label(u), self.label(v));
-            self.milp.ge(&e, p[u as usize] as f64, || name);
+            self.milp.ge(&e, p[u as usize] as f64, || {
+                format!("ord_{}_{}", net.label(u), net.label(v))
+            });
         }
         self.core_cuts();
         let flows = std::mem::take(&mut self.flows);
@@ -448,10 +451,10 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
                         after.add_expr(e, -pu);
                     }
                 }
-                let lab = self.label(v);
+                let lab = net.label(v);
                 self.milp
                     .ge(&before, min_head as f64, || format!("cutb_{lab}"));
-                let lab = self.label(v);
+                let lab = net.label(v);
                 self.milp
                     .ge(&after, (net.p[v as usize] + min_tail) as f64, || {
                         format!("cuta_{lab}")
@@ -483,12 +486,12 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
                 for &y in &ag.sources {
                     let mut e = Expr::var(res.aggs[ai]);
                     e.add(self.s[y as usize], -1.0);
-                    let name = format!("agg{nm}_{ai}_{}", self.label(y));
-                    self.milp.ge(&e, 0.0, || name);
+                    self.milp
+                        .ge(&e, 0.0, || format!("agg{nm}_{ai}_{}", net.label(y)));
                 }
             }
             for (i, it) in res.items.iter().enumerate() {
-                let lab = self.label(it.v);
+                let lab = net.label(it.v);
                 if let Some(r) = it.end {
                     let mut e = Expr::var(r);
                     e.add(self.s[it.v as usize], -1.0);
@@ -496,13 +499,16 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
                         format!("hold{nm}_{lab}")
                     });
                     for &t in &mt.holders[i].targets {
-                        let (other, what) = match t {
-                            Target::Node(y) => (self.s[y as usize], self.label(y)),
-                            Target::Agg(a) => (res.aggs[a as usize], format!("agg{a}")),
+                        let other = match t {
+                            Target::Node(y) => self.s[y as usize],
+                            Target::Agg(a) => res.aggs[a as usize],
                         };
                         let mut e = Expr::var(r);
                         e.add(other, -1.0);
-                        self.milp.ge(&e, 0.0, || format!("hold{nm}_{lab}_{what}"));
+                        self.milp.ge(&e, 0.0, || match t {
+                            Target::Node(y) => format!("hold{nm}_{lab}_{}", net.label(y)),
+                            Target::Agg(a) => format!("hold{nm}_{lab}_agg{a}"),
+                        });
                     }
                 }
                 if let Some(w) = it.nonempty {
@@ -525,7 +531,7 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
                 return Err(NoModel::Deadline);
             }
             let (it, jt) = (&res.items[a.i], &res.items[a.j]);
-            let (lu, lv) = (self.label(it.v), self.label(jt.v));
+            let (lu, lv) = (net.label(it.v), net.label(jt.v));
             if let Some(z) = a.order {
                 let big = (it.ru - ctx.es[jt.v as usize]) as f64;
                 let mut e = Expr::var(self.s[jt.v as usize]);
@@ -563,7 +569,7 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
             inflow[a.j].add(a.flow, 1.0);
         }
         for (i, it) in res.items.iter().enumerate() {
-            let lab = self.label(it.v);
+            let lab = net.label(it.v);
             for (e, what) in [(&mut inflow[i], "in"), (&mut outflow[i], "out")] {
                 match it.nonempty {
                     Some(w) => {

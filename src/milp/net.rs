@@ -132,6 +132,26 @@ pub(super) enum NetError {
     Cycle,
 }
 
+/// A point's name (`Net::label`), written when displayed.
+#[derive(Clone, Copy)]
+pub(super) struct Label<'n, 'g, 'a> {
+    net: &'n Net<'g, 'a>,
+    v: u32,
+}
+
+impl std::fmt::Display for Label<'_, '_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (net, v) = (self.net, self.v as usize);
+        if v < net.n {
+            let (o, n) = net.g.label(self.v);
+            write!(f, "{o}_{n}")
+        } else {
+            let op = net.junction_op[v - net.n] as usize;
+            write!(f, "J{}", net.g.inst.graph.ops[op].id)
+        }
+    }
+}
+
 impl std::fmt::Display for NetError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -149,17 +169,11 @@ impl std::fmt::Display for NetError {
 
 impl<'g, 'a> Net<'g, 'a> {
     /// A point's name in exported models: `OpId_NodeId`, or `J<OpId>` for an
-    /// op's junction point.
-    pub(super) fn label(&self, v: u32) -> String {
-        if (v as usize) < self.n {
-            let (o, n) = self.g.label(v);
-            format!("{o}_{n}")
-        } else {
-            format!(
-                "J{}",
-                self.g.inst.graph.ops[self.junction_op[v as usize - self.n] as usize].id
-            )
-        }
+    /// op's junction point. Formatted when displayed: a model keeps names
+    /// only for exports, and a pair's rows would otherwise format two names
+    /// each for nothing.
+    pub(super) fn label(&self, v: u32) -> Label<'_, 'g, 'a> {
+        Label { net: self, v }
     }
 
     /// Builds the network; fails when it is too large for a MILP.

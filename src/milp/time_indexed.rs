@@ -5,7 +5,7 @@
 
 use super::highs::{Col, Expr, Milp};
 use super::model::{Ctx, Formulated, hold_end, point_starts};
-use super::net::{Net, Target};
+use super::net::{Label, Net, Target};
 
 pub(super) struct TimeIndexed<'c, 'n, 'g, 'a> {
     ctx: &'c Ctx<'n, 'g, 'a>,
@@ -52,7 +52,7 @@ impl<'c, 'n, 'g, 'a> TimeIndexed<'c, 'n, 'g, 'a> {
         self.ctx.net
     }
 
-    fn label(&self, v: u32) -> String {
+    fn label(&self, v: u32) -> Label<'n, 'g, 'a> {
         self.net().label(v)
     }
 
