@@ -381,4 +381,8 @@ fn export_writes_lp_and_mps() {
     );
     let lp = std::fs::read_to_string(dir.join("test-c1-disjunctive.lp")).unwrap();
     assert!(lp.contains("S_1_1") && lp.contains("C"), "named columns");
+    // Rows name their points: node 1 of op 1 holds memory 0 until node 2
+    // of op 1 starts (`Net::label` written only where names are kept).
+    assert!(lp.contains("holdmem0_1_1_1_2:"), "named rows");
+    assert!(lp.contains("fzmem0_2_1_1_2:"), "a pair's row");
 }
