@@ -160,6 +160,7 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
     /// A one-core type: an ordering binary per pair whose order the windows
     /// leave open, a constant order where they fix it.
     fn one_core_orders(&mut self, nodes: &[u32], deadline: &Deadline) -> Result<(), NoModel> {
+        let net = self.net();
         for (a, &u) in nodes.iter().enumerate() {
             if deadline.expired() {
                 return Err(NoModel::Deadline);
@@ -174,9 +175,9 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
                         } else if self.must_precede(v, u) {
                             (v, u)
                         } else {
-                            let col = self.milp.binary(|| {
-                                format!("o_{}_{}", self.ctx.net.label(u), self.ctx.net.label(v))
-                            });
+                            let col = self
+                                .milp
+                                .binary(|| format!("o_{}_{}", net.label(u), net.label(v)));
                             self.unary.push(Unary { u, v, col });
                             self.core_order.insert((u, v), Expr::var(col));
                             let mut rev = Expr::constant(1.0);
@@ -454,7 +455,6 @@ impl<'c, 'n, 'g, 'a> Disjunctive<'c, 'n, 'g, 'a> {
                 let lab = net.label(v);
                 self.milp
                     .ge(&before, min_head as f64, || format!("cutb_{lab}"));
-                let lab = net.label(v);
                 self.milp
                     .ge(&after, (net.p[v as usize] + min_tail) as f64, || {
                         format!("cuta_{lab}")
